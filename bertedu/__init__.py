@@ -1,0 +1,33 @@
+"""bertedu: BERT from first principles, as a course of notebooks backed by this package.
+
+The package is imported by every notebook in ``notebooks/``. Importing :mod:`bertedu` is cheap: the
+submodules (which need PyTorch) load when they are first used, so that ``python -m bertedu.doctor`` can
+still diagnose a broken installation.
+
+Module map (one concept each; the notebook that introduces it in brackets):
+``config`` (05), ``attention`` (01, 05), ``embeddings`` (02), ``encoder`` (05), ``heads`` (04),
+``losses`` (04), ``model`` (04, 05), ``tokenizer`` (02), ``masking`` (03), ``data`` (03, 06),
+``pretrain`` (06), ``finetune`` (07), ``pretrained`` (07, 08), ``viz`` (01-08), ``quiz`` (all),
+``exercises`` (01-07), ``doctor`` (00), ``utils`` (00).
+"""
+
+from __future__ import annotations
+
+import importlib
+
+__version__ = "0.1.0"
+
+_LAZY = {
+    "set_seed": ("bertedu.utils", "set_seed"),
+    "repo_root": ("bertedu.utils", "repo_root"),
+}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        module, attr = _LAZY[name]
+        return getattr(importlib.import_module(module), attr)
+    raise AttributeError(f"module 'bertedu' has no attribute {name!r}")
+
+
+__all__ = ["__version__", *sorted(_LAZY)]
