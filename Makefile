@@ -55,12 +55,12 @@ lint: dev
 	$(VENV)/bin/ruff check bertedu tests notebooks benchmarks tools
 
 unit: dev
-	@export BERTEDU_HOME=$$(mktemp -d); \
+	@export BERTEDU_HOME=$$(mktemp -d); unset BERTEDU_LANG; \
 	$(PY) -m pytest tests -p no:cacheprovider; status=$$?; rm -rf "$$BERTEDU_HOME"; exit $$status
 
 # Strict nbval: every output is compared, except what notebooks/sanitize.cfg normalises.
 nbval: dev
-	@export BERTEDU_HOME=$$(mktemp -d); unset MPLBACKEND; \
+	@export BERTEDU_HOME=$$(mktemp -d); unset MPLBACKEND BERTEDU_LANG; \
 	$(PY) -m pytest --nbval notebooks --nbval-sanitize-with notebooks/sanitize.cfg \
 	    --nbval-cell-timeout=300 -p no:cacheprovider; status=$$?; rm -rf "$$BERTEDU_HOME"; exit $$status
 

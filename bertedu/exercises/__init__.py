@@ -14,6 +14,6 @@ In a notebook::
 Introduced in notebook 00.
 """
 
-from bertedu.exercises.core import CheckResult, Exercise, NOT_ANSWERED
+from bertedu.exercises.core import NOT_ANSWERED, CheckResult, Exercise
 
 __all__ = ["CheckResult", "Exercise", "NOT_ANSWERED"]

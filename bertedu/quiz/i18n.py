@@ -1,0 +1,203 @@
+"""Languages of the quiz: the current language, bilingual text lookup and every UI string.
+
+The course speaks English (``en``, the default) and Simplified Chinese (``zh``). The current language
+comes from :func:`set_language`, else from the environment variable ``BERTEDU_LANG``, else English.
+Every string a quiz widget shows is in :data:`UI` in both languages (a test checks this), and every
+string of a question bank is a ``{en: ..., zh: ...}`` mapping.
+
+Introduced in notebook 00.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+import weakref
+from collections.abc import Mapping
+
+LANGUAGES: tuple[str, ...] = ("en", "zh")
+DEFAULT_LANGUAGE = "en"
+ENV_VAR = "BERTEDU_LANG"
+
+#: Button labels of the per-widget language toggle (EN / 中文).
+LANGUAGE_LABELS: dict[str, str] = {"en": "EN", "zh": "中文"}
+
+_current: str | None = None  # set by set_language(); None means "ask the environment"
+_listeners: weakref.WeakSet = weakref.WeakSet()  # live widgets, re-rendered by set_language()
+
+# Every UI string, in both languages. Placeholders use str.format names.
+UI: dict[str, dict[str, str]] = {
+    # question kinds (shown above the prompt)
+    "kind_single": {"en": "Single choice", "zh": "单选题"},
+    "kind_multiple": {"en": "Multiple choice: tick every correct option", "zh": "多选题：勾选所有正确选项"},
+    "kind_fill": {"en": "Fill in the blanks", "zh": "填空题"},
+    # buttons
+    "check": {"en": "Check answer", "zh": "检查答案"},
+    "hint_show": {"en": "💡 Show hint", "zh": "💡 显示提示"},
+    "hint_hide": {"en": "💡 Hide hint", "zh": "💡 隐藏提示"},
+    "solution_show": {"en": "📖 Show solution", "zh": "📖 显示答案"},
+    "solution_hide": {"en": "📖 Hide solution", "zh": "📖 隐藏答案"},
+    "solution_locked": {"en": "Make an attempt first", "zh": "请先作答一次"},
+    "language_tooltip": {"en": "Language of this quiz", "zh": "本测验的语言"},
+    # verdicts
+    "correct": {"en": "✅ Correct", "zh": "✅ 正确"},
+    "not_quite": {"en": "❌ Not quite", "zh": "❌ 还不对"},
+    "score": {"en": "score {percent}%", "zh": "得分 {percent}%"},
+    "attempt": {"en": "attempt {n}", "zh": "第 {n} 次作答"},
+    "need_single": {"en": "✋ Please choose an answer first.", "zh": "✋ 请先选择一个答案。"},
+    "need_multiple": {"en": "✋ Please tick at least one option first.", "zh": "✋ 请至少勾选一个选项。"},
+    "need_fill": {"en": "✋ Please fill in every blank first.", "zh": "✋ 请先填写所有空。"},
+    # per-option feedback
+    "chose_right": {"en": "✅ You chose “{option}”: right.", "zh": "✅ 你选了“{option}”：正确。"},
+    "chose_wrong": {"en": "❌ You chose “{option}”: wrong.", "zh": "❌ 你选了“{option}”：错误。"},
+    "missed": {
+        "en": "➖ You missed {n} correct option(s); look again or show the solution.",
+        "zh": "➖ 还有 {n} 个正确选项没有选；再看看，或查看答案。",
+    },
+    "is_correct_option": {"en": "✅ correct option", "zh": "✅ 正确选项"},
+    "is_wrong_option": {"en": "❌ wrong option", "zh": "❌ 错误选项"},
+    # blanks
+    "blank_label": {"en": "Blank {n}", "zh": "空 {n}"},
+    "field_label": {"en": "{label}:", "zh": "{label}："},
+    "blank_placeholder": {"en": "your answer", "zh": "你的答案"},
+    "blank_right": {"en": "✅ {label}: “{given}” is right.", "zh": "✅ {label}：“{given}” 正确。"},
+    "blank_wrong": {"en": "❌ {label}: “{given}” is not right.", "zh": "❌ {label}：“{given}” 不对。"},
+    "blank_not_number": {
+        "en": "❌ {label}: “{given}” is not a number I can read (try 0.24 or 24%).",
+        "zh": "❌ {label}：无法把“{given}”读成数字（可写 0.24 或 24%）。",
+    },
+    "accepted": {"en": "{label}: {answers}", "zh": "{label}：{answers}"},
+    "or": {"en": " or ", "zh": " 或 "},
+    # headings
+    "explanation": {"en": "Explanation", "zh": "解析"},
+    "hint": {"en": "Hint", "zh": "提示"},
+    "solution": {"en": "Solution", "zh": "答案"},
+    # flashcards
+    "flip": {"en": "🔄 Flip", "zh": "🔄 翻面"},
+    "next": {"en": "Next ▶", "zh": "下一张 ▶"},
+    "previous": {"en": "◀ Previous", "zh": "◀ 上一张"},
+    "known": {"en": "✔ I know it", "zh": "✔ 我记住了"},
+    "unknown": {"en": "✖ Not yet", "zh": "✖ 还没记住"},
+    "front": {"en": "Front (question)", "zh": "正面（问题）"},
+    "back": {"en": "Back (answer)", "zh": "背面（答案）"},
+    "card_position": {"en": "Card {i} of {n}", "zh": "第 {i} 张，共 {n} 张"},
+    "marked_known": {"en": "✔ marked as known", "zh": "✔ 已标记为记住"},
+    "marked_unknown": {"en": "✖ marked as not yet known", "zh": "✖ 已标记为还没记住"},
+    "session_tally": {"en": "this session: {known} known, {unknown} not yet", "zh": "本次：记住 {known} 张，还没记住 {unknown} 张"},
+    "keyboard_help": {
+        "en": "Keyboard: Tab moves between the buttons; Enter or Space presses the focused one.",
+        "zh": "键盘操作：Tab 在按钮之间移动；Enter 或空格键按下当前按钮。",
+    },
+    "flashcards_title": {"en": "Flashcards", "zh": "闪卡"},
+    "deck_title": {"en": "Flashcards: {title}", "zh": "闪卡：{title}"},
+    "deck": {"en": "deck “{deck}”", "zh": "卡组“{deck}”"},
+    # static fallback (no widget front end: GitHub, nbviewer, HTML export)
+    "static_quiz": {
+        "en": "Interactive quiz: open this notebook in Jupyter and run the cell to answer.",
+        "zh": "交互式测验：请在 Jupyter 中打开本笔记本并运行此单元格来作答。",
+    },
+    "static_cards": {
+        "en": "{n} flashcards: open this notebook in Jupyter and run the cell to flip them.",
+        "zh": "共 {n} 张闪卡：请在 Jupyter 中打开本笔记本并运行此单元格来翻看。",
+    },
+    # sections and review
+    "question_number": {"en": "Question {i} of {n}", "zh": "第 {i} 题，共 {n} 题"},
+    "review_title": {"en": "Review: {n} questions from the whole course", "zh": "复习：来自整个课程的 {n} 道题"},
+    # progress summary
+    "progress_title": {"en": "Your quiz progress", "zh": "你的测验进度"},
+    "col_notebook": {"en": "Notebook", "zh": "笔记本"},
+    "col_answered": {"en": "Questions answered", "zh": "已答题数"},
+    "col_score": {"en": "Score (best per question)", "zh": "得分（每题取最好成绩）"},
+    "col_cards": {"en": "Cards known", "zh": "已记住的卡片"},
+    "total": {"en": "Total", "zh": "合计"},
+    "saved_in": {"en": "Saved in {path}", "zh": "保存在 {path}"},
+    "refresh": {"en": "🔄 Refresh", "zh": "🔄 刷新"},
+    # reset
+    "reset_question": {
+        "en": "Erase the quiz progress of {what}? This cannot be undone (export it first if unsure).",
+        "zh": "要清除{what}的测验进度吗？此操作无法撤销（如不确定，请先导出）。",
+    },
+    "reset_all": {"en": "every notebook", "zh": "所有笔记本"},
+    "reset_one": {"en": "notebook {notebook}", "zh": "笔记本 {notebook} "},
+    "reset_confirm": {"en": "🗑 Yes, erase", "zh": "🗑 确认清除"},
+    "reset_cancel": {"en": "Cancel", "zh": "取消"},
+    "reset_done": {"en": "Progress erased.", "zh": "进度已清除。"},
+    "reset_cancelled": {"en": "Nothing was erased.", "zh": "没有清除任何内容。"},
+}
+
+
+def normalize_language(lang: str) -> str:
+    """Map ``"en"``, ``"EN"``, ``"en_US"``, ``"zh"``, ``"zh-CN"``, ``"zh_Hans"``, ``"中文"`` ... to ``en`` / ``zh``.
+
+    Raises ``ValueError`` for anything else. Introduced in notebook 00.
+    """
+    if not isinstance(lang, str):
+        raise ValueError(f"A language is a string such as 'en' or 'zh', got {lang!r}.")
+    key = lang.strip().lower().replace("_", "-")
+    if key in ("中文", "cn", "chinese") or key.split("-")[0] == "zh":
+        return "zh"
+    if key in ("english",) or key.split("-")[0] == "en":
+        return "en"
+    raise ValueError(f"Unknown language {lang!r}: the quiz speaks {', '.join(LANGUAGES)} (English, Chinese).")
+
+
+def get_language() -> str:
+    """The current quiz language: set by :func:`set_language`, else ``$BERTEDU_LANG``, else ``"en"``.
+
+    Introduced in notebook 00.
+    """
+    if _current is not None:
+        return _current
+    env = os.environ.get(ENV_VAR, "").strip()
+    if not env:
+        return DEFAULT_LANGUAGE
+    try:
+        return normalize_language(env)
+    except ValueError:
+        warnings.warn(f"{ENV_VAR}={env!r} is not a language the quiz knows; using English.", stacklevel=2)
+        return DEFAULT_LANGUAGE
+
+
+def set_language(lang: str | None) -> str:
+    """Switch every quiz widget, live ones included, to ``lang`` (``"en"`` or ``"zh"``).
+
+    ``None`` forgets the choice and falls back to ``$BERTEDU_LANG`` / English. Returns the language now
+    in use. Introduced in notebook 00.
+    """
+    global _current
+    _current = None if lang is None else normalize_language(lang)
+    now = get_language()
+    for widget in list(_listeners):
+        widget._follow_global_language()
+    return now
+
+
+def register(widget: object) -> None:
+    """Remember a live widget so :func:`set_language` can re-render it (held weakly)."""
+    _listeners.add(widget)
+
+
+def resolve(lang: str | None) -> str:
+    """``lang`` normalised, or the current language when ``lang`` is ``None``."""
+    return get_language() if lang is None else normalize_language(lang)
+
+
+def pick(text: Mapping[str, str] | str | None, lang: str | None = None) -> str:
+    """The ``lang`` version of a bilingual ``{en, zh}`` mapping ("" for ``None``; plain strings pass through)."""
+    if text is None:
+        return ""
+    if isinstance(text, str):
+        return text
+    lang = resolve(lang)
+    value = text.get(lang) or text.get(DEFAULT_LANGUAGE) or ""
+    return value
+
+
+def t(key: str, lang: str | None = None, **fields: object) -> str:
+    """The UI string ``key`` in ``lang`` (default: current language), formatted with ``fields``."""
+    try:
+        entry = UI[key]
+    except KeyError:
+        raise ValueError(f"No UI string named {key!r} in bertedu.quiz.i18n.UI.") from None
+    return entry[resolve(lang)].format(**fields)
+

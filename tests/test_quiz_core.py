@@ -1,0 +1,195 @@
+"""Grading core of bertedu.quiz: normalisation, number parsing and grade() for every question type."""
+
+import pytest
+
+from bertedu import quiz
+from bertedu.quiz.banks import bank_from_data
+from bertedu.quiz.core import correct_answer, grade, normalize_text, parse_number
+
+
+@pytest.fixture(autouse=True)
+def _english(monkeypatch):
+    monkeypatch.delenv("BERTEDU_LANG", raising=False)
+    quiz.set_language(None)
+    yield
+    quiz.set_language(None)
+
+
+def T(en, zh=None):
+    return {"en": en, "zh": zh or f"中文：{en}"}
+
+
+BANK = {
+    "notebook": "99_core_test",
+    "title": T("Core test"),
+    "questions": [
+        {"id": "one", "type": "single", "prompt": T("Pick B"),
+         "options": [{"text": T("A"), "correct": False, "explanation": T("A is wrong")},
+                     {"text": T("B"), "correct": True, "explanation": T("B is right")},
+                     {"text": T("C"), "correct": False, "explanation": T("C is wrong")}]},
+        {"id": "many", "type": "multiple", "prompt": T("Pick A, B, C"), "explanation": T("Three of four"),
+         "options": [{"text": T("A"), "correct": True, "explanation": T("A yes")},
+                     {"text": T("B"), "correct": True, "explanation": T("B yes")},
+                     {"text": T("C"), "correct": True, "explanation": T("C yes")},
+                     {"text": T("D"), "correct": False, "explanation": T("D no")}]},
+        {"id": "blanks", "type": "fill", "prompt": T("logits = [blank 1] T_i, weight [blank 2]"),
+         "explanation": T("W is the output matrix"),
+         "blanks": [{"kind": "text", "answers": ["W", "E"], "label": T("matrix")},
+                    {"kind": "numeric", "value": 0.24, "tolerance": 0.005, "label": T("weight")}]},
+        {"id": "percent", "type": "fill", "prompt": T("Masked share [blank 1]"), "explanation": T("15 percent"),
+         "blanks": [{"kind": "numeric", "value": 15, "tolerance": 0, "unit": "%"}]},
+        {"id": "words", "type": "fill", "prompt": T("Name [blank 1]"), "explanation": T("Cloze"),
+         "blanks": [{"kind": "text", "answers": {"en": ["Cloze task"], "zh": ["完形填空"]}}]},
+    ],
+}
+
+
+@pytest.fixture(scope="module")
+def bank():
+    return bank_from_data(BANK, "99_core_test.yaml")
+
+
+# ------------------------------------------------------------------------------------- normalisation
+@pytest.mark.parametrize(
+    "typed, expected",
+    [
+        ("  Cloze Task ", "cloze task"),
+        ("ＣＬＯＺＥ　task", "cloze task"),  # full-width letters and space
+        ("“Cloze task”。", "cloze task"),  # quotes and a Chinese full stop
+        ("cloze-task", "cloze task"),
+        ("Left-to-right", "left to right"),
+        ("[CLS]", "[cls]"),
+    ],
+)
+def test_normalize_text_equivalences(typed, expected):
+    assert normalize_text(typed) == normalize_text(expected)
+
+
+def test_normalize_text_keeps_meaningful_symbols():
+    assert normalize_text("##ing") != normalize_text("ing")
+    assert normalize_text("[CLS]") != normalize_text("CLS")
+    assert normalize_text("-100") != normalize_text("100")
+    assert normalize_text("W", case_sensitive=True) != normalize_text("w", case_sensitive=True)
+
+
+@pytest.mark.parametrize(
+    "typed, value",
+    [
+        ("0.24", 0.24), (" .24 ", 0.24), ("+0.24", 0.24), ("2.4e-1", 0.24), ("24%", 0.24), ("24 %", 0.24),
+        ("０．２４", 0.24), ("0,24", 0.24), ("6/25", 0.24), ("≈0.24", 0.24), ("0.24.", 0.24),
+        ("30,000", 30000), ("30 000", 30000), ("30k", 30000), ("110M", 110e6), ("3万", 30000),
+        ("1.1亿", 1.1e8), ("-100", -100), ("1e-4", 1e-4),
+    ],
+)
+def test_parse_number_accepts(typed, value):
+    assert parse_number(typed) == pytest.approx(value)
+
+
+@pytest.mark.parametrize("typed", ["", "abc", "0.2.4", "1/0", "nan", "inf", "12 cats", "%"])
+def test_parse_number_rejects(typed):
+    assert parse_number(typed) is None
+
+
+def test_parse_number_with_unit_reads_the_unit_as_a_label():
+    assert parse_number("15%", unit="%") == 15
+    assert parse_number("15", unit="%") == 15
+    assert parse_number("110M", unit="M") == 110
+    assert parse_number("110 m", unit="M") == 110
+
+
+# ------------------------------------------------------------------------------------------- single
+def test_single_wrong_then_right(bank):
+    q = bank.question("one")
+    r = grade(q, 0)
+    assert r.answered and not r.is_correct and r.score == 0.0
+    assert r.wrong == (0,) and r.missed == (1,) and r.right == ()
+    assert r.message.startswith("❌ Not quite")
+    assert r.options[0].explanation == "A is wrong"
+    r = grade(q, 1)
+    assert r.is_correct and r.score == 1.0 and r.message == "✅ Correct"
+    assert "B is right" in str(r)
+
+
+def test_single_unanswered_and_bad_shapes(bank):
+    q = bank.question("one")
+    r = grade(q, None)
+    assert not r.answered and r.score == 0.0 and "choose an answer" in r.message
+    with pytest.raises(ValueError, match="options 0..2"):
+        grade(q, 3)
+    with pytest.raises(ValueError, match="single-choice"):
+        grade(q, [1])
+    with pytest.raises(ValueError, match="not one of them"):
+        grade(q, True)
+
+
+# ----------------------------------------------------------------------------------------- multiple
+def test_multiple_partial_credit_and_feedback(bank):
+    q = bank.question("many")
+    r = grade(q, [0, 1])
+    assert not r.is_correct and r.score == pytest.approx(2 / 3)
+    assert r.right == (0, 1) and r.wrong == () and r.missed == (2,)
+    r = grade(q, [0, 1, 3])
+    assert r.score == pytest.approx(1 / 3) and r.wrong == (3,)
+    assert grade(q, [3]).score == 0.0  # never below zero
+    r = grade(q, (2, 1, 0))
+    assert r.is_correct and r.score == 1.0 and r.explanation == "Three of four"
+    assert "You missed 1 correct option" in str(grade(q, [0, 1]))
+
+
+def test_multiple_unanswered_and_bad_shapes(bank):
+    q = bank.question("many")
+    assert not grade(q, []).answered
+    assert "tick at least one" in grade(q, ()).message
+    with pytest.raises(ValueError, match="list of option indices"):
+        grade(q, 2)
+    with pytest.raises(ValueError, match="list of option indices"):
+        grade(q, "0,1")
+
+
+# --------------------------------------------------------------------------------------------- fill
+def test_fill_several_blanks(bank):
+    q = bank.question("blanks")
+    r = grade(q, [" w ", "24%"])
+    assert r.is_correct and r.score == 1.0
+    assert [b.correct for b in r.blanks] == [True, True]
+    r = grade(q, ["E", "0.3"])
+    assert not r.is_correct and r.score == 0.5
+    assert "“0.3” is not right" in str(r)
+    assert r.blanks[1].expected == "0.24 (± 0.005)"
+    r = grade(q, ["X", "zero"])
+    assert r.score == 0 and not r.blanks[1].readable
+    assert "is not a number" in str(r)
+    assert grade(q, ["W", "0.2449"]).is_correct  # inside the tolerance
+    assert not grade(q, ["W", "0.2451"]).is_correct
+
+
+def test_fill_empty_blank_is_not_graded(bank):
+    q = bank.question("blanks")
+    r = grade(q, ["W", "   "])
+    assert not r.answered and "fill in every blank" in r.message
+    with pytest.raises(ValueError, match="2 blank"):
+        grade(q, ["W"])
+
+
+def test_fill_percent_unit_and_language_answers(bank):
+    q = bank.question("percent")
+    for typed in ["15", "15%", "15 %", "0.15", "１５％"]:
+        assert grade(q, [typed]).is_correct, typed
+    assert not grade(q, ["0.015"]).is_correct
+    words = bank.question("words")
+    assert grade(words, "cloze task").is_correct  # a plain string for a one-blank question
+    assert grade(words, ["完形填空"]).is_correct  # either language's answers are accepted
+    assert grade(words, ["完形填空"], "zh").blanks[0].expected.startswith("完形填空")
+
+
+def test_results_in_chinese(bank):
+    r = grade(bank.question("one"), 1, "zh")
+    assert r.message == "✅ 正确" and r.language == "zh"
+    assert r.options[1].text == "中文：B"
+    quiz.set_language("zh")
+    assert grade(bank.question("blanks"), ["", ""]).message == "✋ 请先填写所有空。"
+
+
+def test_correct_answer_scores_one_for_every_question(bank):
+    for q in bank.questions:
+        assert grade(q, correct_answer(q)).is_correct, q.id

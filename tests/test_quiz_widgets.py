@@ -1,0 +1,381 @@
+"""Quiz widgets driven headless: set .value, .click(), read the feedback, check the saved progress."""
+
+import html
+import json
+import re
+
+import pytest
+
+from bertedu import quiz
+from bertedu.quiz.store import ProgressStore
+from bertedu.quiz.widgets import FillInWidget, FlashcardDeck, MultipleChoiceWidget, SingleChoiceWidget
+
+WELCOME = "00_welcome"
+
+
+@pytest.fixture(autouse=True)
+def home(tmp_path, monkeypatch):
+    """A fresh BERTEDU_HOME and English, for every test."""
+    monkeypatch.setenv("BERTEDU_HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("BERTEDU_LANG", raising=False)
+    quiz.set_language(None)
+    yield tmp_path / "home"
+    quiz.set_language(None)
+
+
+def stored(home):
+    return json.loads((home / "progress.json").read_text(encoding="utf-8"))
+
+
+def visible(widget) -> bool:
+    return widget.layout.display != "none"
+
+
+# ------------------------------------------------------------------------------------------- single
+def test_single_choice_wrong_then_right(home):
+    w = quiz.ask(WELCOME, "show-solution")
+    assert isinstance(w, SingleChoiceWidget)
+    assert w.options_box.value is None and w.feedback.value == ""
+    assert w.options_box.options[0][0] == "At any time, even before answering"
+
+    w.options_box.value = 0
+    w.submit.click()
+    assert "❌ Not quite" in w.feedback.value
+    assert "the solution stays locked" in w.feedback.value  # the chosen option's explanation
+    assert "Yes. Pressing" not in w.feedback.value  # ... but not the right option's
+    assert w.attempts == 1 and w.result.score == 0.0
+
+    w.options_box.value = 1
+    w.submit.click()
+    assert "✅ Correct" in w.feedback.value and "attempt 2" in w.feedback.value
+    assert "there is no attempt limit" in w.feedback.value  # once right, every explanation shows
+    entry = stored(home)["notebooks"][WELCOME]["questions"]["show-solution"]
+    assert entry["attempts"] == 2 and entry["best"] == 1.0 and entry["last"] == 1.0
+
+
+def test_missing_answer_asks_and_is_not_recorded(home):
+    w = quiz.ask(WELCOME, "show-solution")
+    w.submit.click()
+    assert "Please choose an answer first" in w.feedback.value
+    assert w.attempts == 0 and w.result is None and w.solution_button.disabled
+    assert not (home / "progress.json").exists()
+
+    m = quiz.ask(WELCOME, "set-seed")
+    m.submit.click()
+    assert "tick at least one option" in m.feedback.value
+
+    f = quiz.ask(WELCOME, "quiz-score")
+    f.blanks[0].value = "2/3"
+    f.submit.click()
+    assert "fill in every blank" in f.feedback.value and f.attempts == 0
+    assert not (home / "progress.json").exists()
+
+
+def test_solution_only_after_an_attempt():
+    w = quiz.ask(WELCOME, "show-solution")
+    assert w.solution_button.disabled and w.solution_button.tooltip == "Make an attempt first"
+    w.solution_button.click()  # a disabled button's handler must still refuse
+    assert w.solution.value == ""
+    w.options_box.value = 2
+    w.submit.click()
+    assert not w.solution_button.disabled
+    w.solution_button.click()
+    assert "Solution" in w.solution.value and "✅ correct option" in w.solution.value
+    assert w.solution.value.count("❌ wrong option") == 3
+    assert w.solution_button.description == "📖 Hide solution"
+    w.solution_button.click()
+    assert w.solution.value == ""
+
+
+def test_hint_button_toggles():
+    w = quiz.ask(WELCOME, "show-solution")
+    assert visible(w.hint_button) and w.hint.value == ""
+    w.hint_button.click()
+    assert "Check answer" in w.hint.value and w.hint_button.description == "💡 Hide hint"
+    w.hint_button.click()
+    assert w.hint.value == ""
+    no_hint = quiz.ask("paper", "b-parameter-counts")
+    assert not visible(no_hint.hint_button)
+
+
+# ----------------------------------------------------------------------------------------- multiple
+def test_multiple_choice_feedback_and_progress(home):
+    w = quiz.ask(WELCOME, "set-seed")
+    assert isinstance(w, MultipleChoiceWidget) and len(w.checkboxes) == 5
+    assert w.checkboxes[0].description.startswith("It seeds Python")
+    w.checkboxes[0].value = True
+    w.checkboxes[2].value = True
+    w.submit.click()
+    fb = w.feedback.value
+    assert "❌ Not quite" in fb and "score 0%" in fb
+    assert "✅ You chose “It seeds Python" in fb and "❌ You chose “It makes every number" in fb
+    assert "You missed 2 correct option(s)" in fb
+    assert w.result.right == (0,) and w.result.wrong == (2,) and w.result.missed == (1, 3)
+
+    w.checkboxes[2].value = False
+    w.checkboxes[1].value = True
+    w.submit.click()
+    assert "score 67%" in w.feedback.value
+    w.checkboxes[3].value = True
+    w.submit.click()
+    assert "✅ Correct" in w.feedback.value
+    entry = stored(home)["notebooks"][WELCOME]["questions"]["set-seed"]
+    assert entry == {**entry, "attempts": 3, "best": 1.0, "last": 1.0}
+
+
+# --------------------------------------------------------------------------------------------- fill
+def test_fill_numeric_blanks(home):
+    w = quiz.ask(WELCOME, "quiz-score")
+    assert isinstance(w, FillInWidget) and len(w.blanks) == 2
+    assert w.blanks[0].description == "two right:" and w.blanks[0].placeholder == "your answer"
+    w.blanks[0].value = "0.67"
+    w.blanks[1].value = "half"
+    w.submit.click()
+    fb = w.feedback.value
+    assert "❌ Not quite" in fb and "score 50%" in fb
+    assert "✅ two right: “0.67” is right" in fb and "“half” is not a number" in fb
+    assert "Explanation" not in fb  # the explanation would give the answer away
+    w.blanks[1].value = "33%"
+    w.submit.click()
+    assert "✅ Correct" in w.feedback.value and "Explanation" in w.feedback.value
+    assert stored(home)["notebooks"][WELCOME]["questions"]["quiz-score"]["best"] == 1.0
+    w.solution_button.click()
+    assert "0.6667 (± 0.01)" in w.solution.value
+
+
+def test_fill_text_blanks_and_explanation():
+    w = quiz.ask("paper", "a-masked-lm-name")
+    w.blanks[0].value = "Masked"
+    w.blanks[1].value = "cloze test."
+    w.submit.click()
+    assert "✅ Correct" in w.feedback.value and "Cloze" in w.feedback.value
+
+
+# ---------------------------------------------------------------------------------------- languages
+def test_language_toggle_rerenders_one_widget_live():
+    a = quiz.ask(WELCOME, "show-solution")
+    b = quiz.ask(WELCOME, "set-seed")
+    a.options_box.value = 1
+    a.submit.click()
+    a.language.value = "zh"
+    assert a.lang == "zh" and b.lang == "en"
+    assert "单选题" in a.title.value and "✅ 正确" in a.feedback.value
+    assert a.options_box.options[1][0] == "第一次“检查答案”之后，无论对错"
+    assert a.options_box.value == 1  # the selection survives the relabelling
+    assert a.submit.description == "检查答案"
+    assert "Multiple choice" in b.title.value
+    a.language.value = "en"
+    assert "✅ Correct" in a.feedback.value
+
+
+def test_set_language_rerenders_every_live_widget(monkeypatch):
+    w = quiz.ask(WELCOME, "quiz-score")
+    d = quiz.flashcards(WELCOME)
+    s = quiz.ask(WELCOME, ["show-solution", "make-test"])
+    w.blanks[0].value = "0.5"
+    w.blanks[1].value = "1/3"
+    w.submit.click()
+    quiz.set_language("zh")
+    assert quiz.get_language() == "zh"
+    assert w.blanks[0].description == "选对两个：" and "第 1 次作答" in w.feedback.value
+    assert w.blanks[0].value == "0.5"  # answers are kept
+    assert d.flip.description == "🔄 翻面" and "第 1 张，共 2 张" in d.position.value
+    assert all(q.lang == "zh" for q in s.questions) and "第 2 题，共 2 题" in s.questions[1].title.value
+    assert w.language.value == "zh" and s.language.value == "zh"
+    quiz.set_language("en")
+    assert w.blanks[0].description == "two right:"
+    monkeypatch.setenv("BERTEDU_LANG", "zh")
+    quiz.set_language(None)
+    assert quiz.ask(WELCOME, "show-solution").submit.description == "检查答案"
+
+
+def test_section_toggle_switches_all_its_questions():
+    s = quiz.section(WELCOME)
+    assert len(s.questions) == 4 and "How this course works" in s.title.value
+    assert all(not (q.language.layout.display != "none") for q in s.questions)  # one toggle per section
+    s.language.value = "zh"
+    assert "本课程怎么用" in s.title.value and all(q.lang == "zh" for q in s.questions)
+
+
+# --------------------------------------------------------------------------------------- flashcards
+def test_flashcards_flip_move_and_mark(home):
+    d = quiz.flashcards(WELCOME)
+    assert isinstance(d, FlashcardDeck) and len(d.cards) == 2
+    assert "Where is your quiz progress saved" in d.card.value and "Front" in d.position.value
+    d.flip.click()
+    assert d.showing_back and "progress.json" in d.card.value and "Back" in d.position.value
+    d.known.click()
+    assert "marked as known" in d.status.value and "1 known, 0 not yet" in d.status.value
+    d.next.click()
+    assert d.index == 1 and not d.showing_back and "switch the quizzes" in d.card.value
+    d.unknown.click()
+    assert "marked as not yet known" in d.status.value
+    d.next.click()  # wraps around
+    assert d.index == 0
+    d.previous.click()
+    assert d.index == 1
+    cards = stored(home)["notebooks"][WELCOME]["cards"]
+    assert cards["progress-file"]["known"] is True and cards["switch-language"]["known"] is False
+    for button in (d.flip, d.next, d.previous, d.known, d.unknown):
+        assert button.description and not button.disabled  # focusable native buttons with text
+
+
+def test_flashcards_by_deck_and_errors():
+    d = quiz.flashcards(deck="part-c")
+    assert {c.deck for c in d.cards} == {"part-c"} and len(d.cards) >= 4
+    shuffled = quiz.flashcards("paper", deck="part-a", shuffle=True, seed=1)
+    again = quiz.flashcards("paper", deck="part-a", shuffle=True, seed=1)
+    assert [c.id for c in shuffled.cards] == [c.id for c in again.cards]
+    with pytest.raises(ValueError, match="Decks: .*part-a"):
+        quiz.flashcards("paper", deck="part-z")
+    with pytest.raises(ValueError, match="Give a notebook"):
+        quiz.flashcards()
+
+
+# ------------------------------------------------------------------------------ api, review, errors
+def test_ask_errors_name_what_exists():
+    with pytest.raises(ValueError, match="Did you mean 'show-solution'"):
+        quiz.ask(WELCOME, "show-solutions")
+    with pytest.raises(ValueError, match="Banks available"):
+        quiz.ask("01_no_such_notebook", "x")
+
+
+def test_review_draws_from_every_bank_deterministically(home):
+    with_questions = {n for n in quiz.bank_names() if quiz.load_bank(n).questions}
+    n = len(with_questions)
+    r = quiz.review(n=n, seed=0)
+    again = quiz.review(n=n, seed=0)
+    ids = [(q.question.notebook, q.question.id) for q in r.questions]
+    assert ids == [(q.question.notebook, q.question.id) for q in again.questions]
+    assert len(ids) == n and len(set(ids)) == n
+    assert {nb for nb, _ in ids} == with_questions  # one question from every bank first
+    assert f"Review: {n} questions" in r.title.value
+    only_e = quiz.review(n=3, paper_parts=["e"])
+    assert {q.question.paper_part for q in only_e.questions} == {"E"}
+    with pytest.raises(ValueError, match="positive integer"):
+        quiz.review(n=0)
+    q = r.questions[0]
+    from bertedu.quiz.core import correct_answer
+
+    if q.question.type == "single":
+        q.options_box.value = correct_answer(q.question)
+    elif q.question.type == "multiple":
+        for i in correct_answer(q.question):
+            q.checkboxes[i].value = True
+    else:
+        for box, value in zip(q.blanks, correct_answer(q.question)):
+            box.value = str(value)
+    q.submit.click()
+    assert q.result.is_correct
+    assert stored(home)["notebooks"][q.question.notebook]["questions"][q.question.id]["best"] == 1.0
+
+
+# --------------------------------------------------------------------- display without a front end
+def bundle(widget):
+    return widget._repr_mimebundle_()
+
+
+def test_static_fallback_shows_question_not_answers():
+    w = quiz.ask(WELCOME, "show-solution")
+    data = bundle(w)
+    assert "application/vnd.jupyter.widget-view+json" in data
+    html, text = data["text/html"], data["text/plain"]
+    for out in (html, text):
+        assert "When can you press" in out
+        assert "After your first checked attempt, right or wrong" in out  # options are listed ...
+        assert "Yes. Pressing" not in out and "stays locked" not in out  # ... explanations are not
+        assert "✅" not in out and "correct option" not in out  # nothing marks the right one
+    assert "Interactive quiz" in text
+    assert not re.search(r"[0-9a-f]{32}", html + text)  # no model ids
+
+
+def test_static_fallback_is_deterministic_and_ignores_progress(home):
+    first = bundle(quiz.ask(WELCOME, "set-seed"))
+    w = quiz.ask(WELCOME, "set-seed")
+    w.checkboxes[0].value = True
+    w.submit.click()  # progress.json now has an entry
+    assert (home / "progress.json").exists()
+    second = bundle(quiz.ask(WELCOME, "set-seed"))
+    for key in ("text/html", "text/plain"):
+        assert first[key] == second[key]
+    fresh = quiz.ask(WELCOME, "set-seed")
+    assert fresh.result is None and fresh.feedback.value == "" and not any(b.value for b in fresh.checkboxes)
+
+
+def test_static_fallback_other_widgets():
+    fill = bundle(quiz.ask(WELCOME, "quiz-score"))
+    assert "two right: ________" in fill["text/plain"] and "0.6667" not in fill["text/html"]
+    deck = bundle(quiz.flashcards(WELCOME))
+    assert "Where is your quiz progress saved" in deck["text/html"]
+    assert "progress.json" not in deck["text/html"]  # backs stay hidden
+    section = bundle(quiz.section(WELCOME, ["show-solution", "set-seed"]))
+    assert section["text/plain"].count("Interactive quiz") == 1
+    quiz.set_language("zh")
+    zh = bundle(quiz.ask(WELCOME, "show-solution"))
+    assert "单选题" in zh["text/plain"] and "交互式测验" in zh["text/html"]
+
+
+# --------------------------------------------------------------------------- progress summary/reset
+def test_progress_summary_and_reset_widget(home):
+    empty = quiz.progress()
+    assert "0 / 4" in empty.table.value and "Questions answered" in empty.table.value
+    w = quiz.ask(WELCOME, "show-solution")
+    w.options_box.value = 1
+    w.submit.click()
+    d = quiz.flashcards(WELCOME)
+    d.known.click()
+    p = quiz.progress()
+    assert "1 / 4" in p.table.value and "1.0 / 4 (25%)" in p.table.value and "1 / 2" in p.table.value
+    assert str(home) in p.saved_in.value
+    assert "00_welcome: 1/4 answered" in bundle(p)["text/plain"]
+    p.language.value = "zh"
+    assert "已答题数" in p.table.value
+
+    confirm = quiz.reset_progress(WELCOME)
+    assert "Erase the quiz progress of notebook 00_welcome" in confirm.message.value
+    confirm.cancel.click()
+    assert "Nothing was erased" in confirm.message.value
+    assert ProgressStore().question(WELCOME, "show-solution")["attempts"] == 1
+    confirm = quiz.reset_progress()
+    confirm.confirm.click()
+    assert "Progress erased" in confirm.message.value and confirm.confirm.disabled
+    assert ProgressStore().question(WELCOME, "show-solution") is None
+    p.refresh_button.click()
+    assert "0 / 4" in p.table.value
+
+
+@pytest.mark.parametrize("name", quiz.bank_names())
+def test_every_bank_renders_and_grades_through_its_widgets(name):
+    """Every question of every bank builds its widget, shows a static fallback, and the reference
+    answer entered in the controls is graded Correct (in both languages)."""
+    from bertedu.quiz.core import correct_answer
+    from bertedu.quiz.widgets import question_widget
+
+    bank = quiz.load_bank(name)
+    for q in bank.questions:
+        w = question_widget(q)
+        data = bundle(w)
+        assert data["text/plain"] and data["text/html"], q.id
+        answer = correct_answer(q)
+        if q.type == "single":
+            w.options_box.value = answer
+        elif q.type == "multiple":
+            for i in answer:
+                w.checkboxes[i].value = True
+        else:
+            for box, value in zip(w.blanks, answer):
+                box.value = str(value)
+        w.submit.click()
+        assert w.result.is_correct and "✅ Correct" in w.feedback.value, q.id
+        w.language.value = "zh"
+        assert "✅ 正确" in w.feedback.value, q.id
+        shown = html.unescape(re.sub(r"<[^>]+>", "", w.feedback.value))
+        for o in q.options:  # after a correct answer every option's explanation is shown
+            start = re.split(r"[$`*]", o.explanation["zh"])[0][:10]
+            assert start in shown, (q.id, start)
+    if bank.flashcards:
+        d = quiz.flashcards(name)
+        for _ in d.cards:
+            d.flip.click()
+            assert d.showing_back
+            d.next.click()
