@@ -43,7 +43,7 @@ def execute(path: Path, timeout: int = 600) -> float:
         timeout=timeout,
         kernel_name="python3",
         resources={"metadata": {"path": str(path.parent)}},
-        store_widget_state=False,
+        store_widget_state=True,  # needed by Output widgets; the state is stripped by clean()
     )
     start = time.perf_counter()
     try:
