@@ -67,6 +67,11 @@ _LATEX_SYMBOLS = {
     r"\lambda": "λ", r"\mu": "μ", r"\sigma": "σ", r"\theta": "θ", r"\mathbb{R}": "ℝ",
     r"\top": "ᵀ", r"\%": "%", r"\_": "_", r"\{": "{", r"\}": "}", r"\,": " ", r"\;": " ", r"\quad": " ",
     r"\log": "log", r"\exp": "exp", r"\max": "max", r"\min": "min", r"\tanh": "tanh",
+    r"\Phi": "Φ", r"\phi": "φ", r"\pi": "π", r"\delta": "δ", r"\Delta": "Δ", r"\omega": "ω",
+    r"\Omega": "Ω", r"\tau": "τ", r"\eta": "η", r"\rho": "ρ", r"\nabla": "∇", r"\partial": "∂",
+    r"\mid": "|", r"\odot": "⊙", r"\otimes": "⊗", r"\oplus": "⊕", r"\sim": "~", r"\prod": "Π",
+    r"\langle": "⟨", r"\rangle": "⟩", r"\ell": "ℓ", r"\circ": "∘", r"\!": "", r"\:": " ",
+    r"\softmax": "softmax", r"\mathrm{softmax}": "softmax",
 }
 
 
@@ -76,12 +81,16 @@ def plain_text(text: str) -> str:
     def math(m: re.Match) -> str:
         s = m.group(0).strip("$")
         s = re.sub(r"\\sqrt\{([^{}]*)\}", r"√\1", s)
-        s = re.sub(r"\\frac\{([^{}]*)\}\{([^{}]*)\}", r"(\1)/(\2)", s)
+        s = re.sub(r"\\sqrt\s*([A-Za-z0-9])", r"√\1", s)
+        s = re.sub(r"\\[dt]?frac\{([^{}]*)\}\{([^{}]*)\}", r"(\1)/(\2)", s)
         s = re.sub(r"\^\{?\\top\}?", "ᵀ", s)
         for cmd, sym in sorted(_LATEX_SYMBOLS.items(), key=lambda kv: -len(kv[0])):
-            s = re.sub(re.escape(cmd) + r"(?![A-Za-z])", lambda _m, sym=sym: sym, s)
+            # a command spelt with letters must not match the start of a longer one (\in vs \infty)
+            guard = r"(?![A-Za-z])" if cmd[-1].isalpha() else ""
+            s = re.sub(re.escape(cmd) + guard, lambda _m, sym=sym: sym, s)
         s = re.sub(r"\\(?:text|mathrm|mathbf|mathit|operatorname|boldsymbol)\{([^{}]*)\}", r"\1", s)
-        s = re.sub(r"\\[A-Za-z]+", "", s)  # any command left: drop it, keep its argument
+        s = re.sub(r"\\(?:left|right|bigl|bigr|Bigl|Bigr|big|Big|displaystyle|textstyle|limits)(?![A-Za-z])", "", s)
+        s = re.sub(r"\\([A-Za-z]+)", r"\1", s)  # an unknown command: keep its name, never drop it silently
         return s.replace("{", "").replace("}", "")
 
     codes: list[str] = []
