@@ -60,6 +60,19 @@ class MaskingResult:
     randomized: torch.Tensor
     kept: torch.Tensor
 
+    def counts(self) -> dict[str, int]:
+        """How many maskable tokens were [MASK]ed / randomized / kept / left unselected.
+
+        Keys match :func:`bertedu.viz.plot_masking_statistics`, so ``viz.plot_masking_statistics(result)``
+        plots them against the expected 12 / 1.5 / 1.5 / 85 split. Introduced in notebook 03.
+        """
+        return {
+            "[MASK]": int(self.masked.sum()),
+            "random": int(self.randomized.sum()),
+            "unchanged": int(self.kept.sum()),
+            "not selected": int((self.maskable & ~self.selected).sum()),
+        }
+
     def fractions(self) -> dict[str, float]:
         """Share of the maskable tokens that were selected / [MASK]ed / randomized / kept / untouched.
 
