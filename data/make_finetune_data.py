@@ -1,0 +1,527 @@
+"""Generate the course's fine-tuning datasets from a small table of facts about the corpus's world.
+
+Written for bertedu (CC BY 4.0). Standard library only, fully deterministic: running
+
+    python data/make_finetune_data.py                  # rewrites data/finetune/
+    python data/make_finetune_data.py --out /tmp/ft    # writes somewhere else
+
+reproduces the committed files byte for byte (``tests/test_data_files.py`` checks this). Change the
+facts or templates here, never the generated files by hand, then re-run the script.
+
+Three tasks, each with train/dev/test splits (70/15/15), sentences in the same small world as
+``data/simple_sentences.txt`` (same vocabulary, same facts, no punctuation):
+
+- ``sentence_classification/*.tsv``: columns ``sentence`` and ``label`` (``plausible`` or
+  ``implausible``), balanced in every split. Plausible sentences restate facts of the world with small
+  variations; implausible ones break them (a subject that cannot do the action, subject and object
+  swapped, an impossible place or object, a true fact joined to an impossible one, or a fact turned round
+  such as "the sun rises in the west").
+- ``token_classification/*.jsonl``: one ``{"tokens": [...], "tags": [...]}`` per line, Universal POS
+  tags from the small set in ``TAGS``.
+- ``span_extraction/*.jsonl``: one ``{"question", "context", "answer", "answer_start"}`` per line,
+  SQuAD style: ``context[answer_start:answer_start + len(answer)] == answer`` and the answer occurs
+  exactly once in the context.
+
+The script reads ``simple_sentences.txt`` (next to it) only to leave out classification and tagging
+sentences that are corpus lines word for word.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+from pathlib import Path
+
+SEED = 2002  # after seed 002, the blog post whose 100-sentence corpus started this course
+SPLITS = (("train", 0.70), ("dev", 0.15), ("test", 0.15))
+N_CLASSIFICATION = 600  # 300 plausible + 300 implausible
+N_POS = 300
+N_SPAN = 360
+
+# --------------------------------------------------------------------------------------------------
+# The world. Each subject has the adjectives the corpus gives it (possibly none).
+# --------------------------------------------------------------------------------------------------
+ADJECTIVES = {
+    "the cat": ["black"],
+    "the dog": ["brown", "big"],
+    "the bird": ["small"],
+    "the fish": ["small"],
+    "the mouse": ["grey", "small"],
+    "the cow": ["big"],
+    "the hen": ["small"],
+    "the child": ["small"],
+    "the sun": ["hot"],
+    "the moon": ["round"],
+    "the stars": ["bright"],
+    "the clouds": ["white"],
+    "the river": ["long"],
+    "the boat": ["small"],
+}
+
+ANIMALS = ["the cat", "the dog", "the bird", "the fish", "the mouse", "the cow", "the hen"]
+PEOPLE = ["the man", "the woman", "the boy", "the girl", "the child", "the farmer", "the teacher"]
+SKY = ["the sun", "the moon"]
+THINGS = ["the table", "the book", "the house", "the tree", "the chair", "the bread", "the rock"]
+
+# A fact: subject, verb (3rd person), base form, the phrase a question asks for, an optional tail, the
+# question type for that phrase ("where", "what", "what-with", "when", or None for subject questions only),
+# the time phrases the world allows with it, the subjects for which the action is clearly impossible, and
+# whether swapping subject and object / moving it to an impossible place gives a clearly implausible sentence.
+FACTS = []
+
+
+def fact(subj, verb, base, answer, tail="", qtype="what", times=(), bad=(), swap=True, odd_place=True):
+    FACTS.append(
+        {
+            "subj": subj,
+            "verb": verb,
+            "base": base,
+            "answer": answer,
+            "tail": tail,
+            "qtype": qtype,
+            "times": list(times),
+            "bad": list(bad),
+            "swap": swap and qtype == "what",
+            "odd_place": odd_place and qtype == "where",
+        }
+    )
+
+
+# fmt: off
+LIFELESS = SKY + THINGS
+LIFELESS_NO_TREE = [t for t in LIFELESS if t != "the tree"]
+NOT_PEOPLE = ANIMALS
+WALKERS_NOT = ["the fish", "the cow", "the hen", *LIFELESS]
+NO_FISH = ["the fish", *LIFELESS]
+
+fact("the cat", "sits", "sit", "on the mat", qtype="where", bad=["the fish", "the sun", "the moon", "the river"])
+fact("the cat", "drinks", "drink", "milk", times=["every day"], bad=LIFELESS)
+fact("the cat", "sleeps", "sleep", "by the fire", qtype="where", times=["at night"], bad=NO_FISH)
+fact("the cat", "chases", "chase", "the mouse", bad=NO_FISH)
+fact("the cat", "catches", "catch", "the mouse", bad=["the fish", "the cow", *LIFELESS])
+fact("the cat", "watches", "watch", "the bird", tail="from the window", bad=LIFELESS, swap=False)
+fact("the cat", "jumps", "jump", "over the wall", qtype="where", bad=NO_FISH)
+fact("the dog", "barks", "bark", "at the door", qtype="where",
+     bad=["the cat", "the bird", "the fish", "the mouse", "the cow", "the hen", *LIFELESS], odd_place=False)
+fact("the dog", "digs", "dig", "in the garden", qtype="where", times=["every day"], bad=NO_FISH)
+fact("the dog", "hides", "hide", "a bone", tail="in the garden", bad=NO_FISH)
+fact("the dog", "runs", "run", "in the park", qtype="where", bad=NO_FISH)
+fact("the dog", "chases", "chase", "the ball", bad=NO_FISH)
+fact("the dog", "drinks", "drink", "water", bad=LIFELESS_NO_TREE)
+fact("the dog", "sleeps", "sleep", "under the table", qtype="where", times=["at night"], bad=NO_FISH)
+fact("the bird", "sings", "sing", "in the tree", qtype="where", times=["every morning", "in the morning"],
+     bad=["the fish", "the cow", "the dog", "the mouse", *LIFELESS], odd_place=False)
+fact("the bird", "sits", "sit", "on a branch", qtype="where", bad=["the fish", "the cow", *LIFELESS],
+     odd_place=False)
+fact("the bird", "flies", "fly", "over the hill", qtype="where",
+     bad=["the cat", "the dog", "the fish", "the mouse", "the cow", *PEOPLE, "the house", "the tree", "the table"],
+     odd_place=False)
+fact("the bird", "eats", "eat", "a seed", bad=LIFELESS)
+fact("the bird", "builds", "build", "a nest", tail="in the tree",
+     bad=["the fish", "the cow", "the dog", "the sun", "the moon", "the table", "the book"])
+fact("the fish", "swims", "swim", "in the river", qtype="where", bad=LIFELESS)
+fact("the fish", "hides", "hide", "under a rock", qtype="where", bad=["the cow", *LIFELESS])
+fact("the mouse", "hides", "hide", "in the wall", qtype="where", bad=["the cow", *LIFELESS])
+fact("the mouse", "eats", "eat", "cheese", times=["at night"], bad=LIFELESS)
+fact("the mouse", "runs", "run", "from the cat", qtype=None, bad=NO_FISH)
+fact("the cow", "eats", "eat", "grass", tail="in the field", times=["every day"],
+     bad=["the man", "the woman", "the fish", *LIFELESS])
+fact("the cow", "gives", "give", "milk", times=["every day"], bad=["the hen", "the fish", "the bird", *LIFELESS])
+fact("the cow", "stands", "stand", "in the field", qtype="where",
+     bad=["the fish", "the sun", "the moon", "the book", "the bread"])
+fact("the hen", "lays", "lay", "an egg", times=["every morning"],
+     bad=["the cow", "the dog", "the cat", "the man", "the boy", *LIFELESS])
+fact("the farmer", "lives", "live", "on the farm", qtype="where",
+     bad=["the sun", "the moon", "the table", "the book", "the chair", "the bread", "the rock"])
+fact("the farmer", "works", "work", "in the field", qtype="where", bad=NO_FISH)
+fact("the sun", "rises", "rise", "in the east", qtype="where", times=["every morning", "in the morning"],
+     bad=[*ANIMALS, *PEOPLE, "the table", "the book", "the house", "the tree"], odd_place=False)
+fact("the sun", "sets", "set", "in the west", qtype="where", times=["every evening", "in the evening"],
+     bad=[*ANIMALS, *PEOPLE, "the table", "the book", "the house", "the tree"], odd_place=False)
+fact("the sun", "shines", "shine", "in the sky", qtype="where", times=["every day"],
+     bad=[*ANIMALS, *PEOPLE, *THINGS], odd_place=False)
+fact("the moon", "shines", "shine", "at night", qtype="when", bad=[*ANIMALS, *PEOPLE, *THINGS])
+fact("the river", "flows", "flow", "to the sea", qtype="where", bad=[*ANIMALS, *PEOPLE, *THINGS, *SKY])
+fact("the boat", "floats", "float", "on the sea", qtype="where", bad=["the cow", "the house", "the sun", "the moon"])
+fact("the man", "drinks", "drink", "coffee", times=["in the morning", "every morning"], bad=LIFELESS)
+fact("the man", "reads", "read", "the paper", times=["in the morning"], bad=[*NOT_PEOPLE, *LIFELESS])
+fact("the man", "reads", "read", "the book", times=["at night"], bad=[*NOT_PEOPLE, *LIFELESS])
+fact("the man", "eats", "eat", "meat", times=["at dinner"], bad=LIFELESS)
+fact("the man", "sits", "sit", "on the chair", qtype="where", tail="by the fire", times=["at night"], bad=NO_FISH)
+fact("the man", "walks", "walk", "the dog", times=["in the evening"], bad=[*NOT_PEOPLE, *LIFELESS], swap=False)
+fact("the woman", "drinks", "drink", "tea", times=["in the morning", "every morning"], bad=LIFELESS)
+fact("the woman", "eats", "eat", "bread", bad=LIFELESS)
+fact("the woman", "bakes", "bake", "bread", tail="in the kitchen", times=["in the morning"],
+     bad=[*NOT_PEOPLE, *LIFELESS])
+fact("the woman", "walks", "walk", "to the store", qtype="where", bad=WALKERS_NOT)
+fact("the woman", "buys", "buy", "milk", tail="at the store", bad=[*NOT_PEOPLE, *LIFELESS])
+fact("the woman", "plants", "plant", "a seed", tail="in the garden",
+     bad=["the cat", "the dog", "the fish", "the mouse", "the cow", "the hen", *LIFELESS])
+fact("the woman", "sits", "sit", "on the bench", qtype="where", tail="in the park", bad=NO_FISH)
+fact("the boy", "kicks", "kick", "the ball", tail="in the park", bad=["the fish", "the bird", *LIFELESS])
+fact("the boy", "climbs", "climb", "the tree", bad=["the fish", "the cow", *LIFELESS])
+fact("the boy", "runs", "run", "to school", qtype="where", times=["every morning"], bad=WALKERS_NOT)
+fact("the boy", "drinks", "drink", "juice", times=["at breakfast"], bad=LIFELESS)
+fact("the boy", "eats", "eat", "an egg", times=["at breakfast"], bad=LIFELESS)
+fact("the girl", "plays", "play", "the doll", qtype="what-with", bad=NO_FISH)
+fact("the girl", "drinks", "drink", "juice", times=["at breakfast"], bad=LIFELESS)
+fact("the girl", "eats", "eat", "an apple", times=["at breakfast"], bad=LIFELESS)
+fact("the girl", "walks", "walk", "to school", qtype="where", times=["every morning"], bad=WALKERS_NOT)
+fact("the child", "plays", "play", "the ball", qtype="what-with", tail="in the garden", bad=NO_FISH)
+fact("the child", "sleeps", "sleep", "in the bed", qtype="where", times=["at night"], bad=NO_FISH)
+fact("the child", "drinks", "drink", "milk", bad=LIFELESS)
+fact("the child", "hides", "hide", "behind the door", qtype="where", bad=NO_FISH)
+fact("the teacher", "writes", "write", "on the board", qtype="where", bad=[*NOT_PEOPLE, *LIFELESS],
+     odd_place=False)
+fact("the teacher", "works", "work", "at the school", qtype="where", bad=[*NOT_PEOPLE, *LIFELESS],
+     odd_place=False)
+fact("the family", "lives", "live", "in the house", qtype="where", bad=["the sun", "the moon", *THINGS])
+fact("the family", "eats", "eat", "at the table", qtype="where", times=["at dinner", "in the evening"],
+     bad=["the sun", "the moon", *THINGS], odd_place=False)
+
+# Plural subjects (verb without -s); used in plausible sentences and spans, not swapped.
+PLURAL_FACTS = [
+    {"subj": "the stars", "verb": "shine", "base": "shine", "answer": "at night", "tail": "", "qtype": "when",
+     "times": [], "bad": [], "swap": False, "odd_place": False},
+    {"subj": "the clouds", "verb": "float", "base": "float", "answer": "in the sky", "tail": "", "qtype": "where",
+     "times": [], "bad": [], "swap": False, "odd_place": False},
+]
+
+# Places no land animal, person or river can be: used for "odd place" implausible sentences.
+IMPOSSIBLE_PLACES = ["in the sky", "on the moon"]
+# Things nobody eats, drinks or reads: used for "odd object" implausible sentences.
+ODD_OBJECTS = {
+    "drinks": ["the table", "the book", "the chair", "the rock", "the moon", "the wall"],
+    "eats": ["the table", "the book", "the chair", "the rock", "the moon", "the wall"],
+    "reads": ["the rock", "the moon", "the bread", "the table", "the chair", "the milk"],
+}
+
+# Facts turned round: the world (and the real one) says otherwise.
+CONTRADICTIONS = [
+    "the sun rises in the west", "the sun sets in the east", "the sun shines at night",
+    "the mouse chases the cat", "the mouse catches the cat", "the fish flies over the hill",
+    "the river flows to the hill", "the cow lays an egg", "the hen gives milk", "the dog sings in the tree",
+    "the cat barks at the door", "the fish sleeps by the fire", "the man reads the bone",
+    "the cow climbs the tree", "the fish walks to school", "the hen reads the paper",
+]
+# fmt: on
+
+# --------------------------------------------------------------------------------------------------
+# Part-of-speech lexicon: Universal POS tags (https://universaldependencies.org/u/pos/), the subset this
+# world needs. Every word has one tag, except "to": PART before a verb ("likes to read"), ADP otherwise
+# ("walks to school"). "is/are/does/do" are AUX, as in the UD English treebanks; possessive "her" is PRON.
+# --------------------------------------------------------------------------------------------------
+# fmt: off
+TAGS = ["ADJ", "ADP", "ADV", "AUX", "CCONJ", "DET", "NOUN", "NUM", "PART", "PRON", "VERB"]
+LEXICON = {}
+for _tag, _words in {
+    "DET": "the a an every",
+    "ADP": "in on at by from with over under behind after",
+    "ADV": "then again too home where when",
+    "AUX": "is are does do",
+    "CCONJ": "and",
+    "NUM": "two four",
+    "PRON": "he she they it her what who",
+    "ADJ": "black brown big small grey hot round bright white long red green blue tall warm cold soft sweet "
+           "dark quiet old",
+    "NOUN": "cat dog bird fish mouse cow hen man woman boy girl child farmer teacher family sun moon stars "
+            "clouds river boat sea sky mat milk fire wall door window garden bone park ball water table tree "
+            "branch hill seed nest rock cheese grass field egg farm east west morning evening night day dinner "
+            "breakfast coffee paper book meat chair tea bread kitchen store bench school juice apple doll bed "
+            "board house legs wings",
+    "VERB": "sits sit drinks drink sleeps sleep chases chase catches catch watches watch jumps jump barks bark "
+            "digs dig hides hide runs run sings sing flies fly eats eat builds build swims swim gives give "
+            "stands stand lays lay lives live works work rises rise sets set shines shine flows flow floats "
+            "float reads read walks walk bakes bake buys buy plants plant kicks kick climbs climb plays play "
+            "writes write has likes like takes",
+}.items():
+    for _w in _words.split():
+        assert _w not in LEXICON, f"{_w!r} is listed twice"
+        LEXICON[_w] = _tag
+# fmt: on
+
+
+def pos_tag(tokens):
+    """Universal POS tags for a list of words of this world (ValueError for a word not in LEXICON)."""
+    tags = []
+    for i, w in enumerate(tokens):
+        if w == "to":
+            nxt = tokens[i + 1] if i + 1 < len(tokens) else ""
+            tags.append("PART" if LEXICON.get(nxt) == "VERB" else "ADP")
+        elif w in LEXICON:
+            tags.append(LEXICON[w])
+        else:
+            raise ValueError(f"no part-of-speech tag for {w!r}: add it to LEXICON")
+    return tags
+
+
+# --------------------------------------------------------------------------------------------------
+# Rendering
+# --------------------------------------------------------------------------------------------------
+ALL_FACTS = FACTS + PLURAL_FACTS
+CORPUS = Path(__file__).resolve().parent / "simple_sentences.txt"
+
+
+def corpus_sentences():
+    """The pretraining corpus's sentences: generated sentences avoid repeating them word for word."""
+    return {line for line in CORPUS.read_text(encoding="utf-8").split("\n") if line}
+
+
+def with_adjective(rng, subj, p=0.35):
+    """The subject noun phrase, sometimes with one of the adjectives the world gives it."""
+    adjs = ADJECTIVES.get(subj, [])
+    if adjs and rng.random() < p:
+        return subj.replace("the ", "the " + rng.choice(adjs) + " ", 1)
+    return subj
+
+
+def predicate(f):
+    """Everything after the subject: verb, the asked-for phrase, the tail."""
+    words = [f["verb"], "with " + f["answer"] if f["qtype"] == "what-with" else f["answer"]]
+    if f["tail"]:
+        words.append(f["tail"])
+    return " ".join(words)
+
+
+ANIMATE = ANIMALS + PEOPLE + ["the family"]
+NO_LIKES = {"gives", "lays", "lives", "stands"}  # "the cow likes to give milk" sounds wrong
+
+
+def render(rng, f, subj=None, p_adj=0.35, p_time=0.4, likes=False, time_first=None):
+    """(sentence, subject phrase, time phrase) stating fact f, optionally with another subject, with an
+    optional adjective and time phrase; likes=True gives "the cat likes to sit on the mat" (only for a
+    subject that can like anything)."""
+    subj = subj or f["subj"]
+    subj_np = with_adjective(rng, subj, p_adj)
+    if likes and subj in ANIMATE and f["verb"] not in NO_LIKES:
+        sentence = f"{subj_np} likes to {f['base']} {predicate(f)[len(f['verb']) + 1 :]}"
+    else:
+        sentence = subj_np + " " + predicate(f)
+    time = ""
+    if f["times"] and rng.random() < p_time:
+        time = rng.choice(f["times"])
+        first = rng.random() < 0.5 if time_first is None else time_first
+        sentence = time + " " + sentence if first else sentence + " " + time
+    return sentence, subj_np, time
+
+
+def can_join(f, g):
+    """True if "<f> and <g's predicate>" reads well: different verbs, no repeated noun."""
+    nouns = lambda h: {p.split()[-1] for p in (h["answer"], h["tail"]) if p}
+    subject = f["subj"].split()[-1]
+    return f["verb"] != g["verb"] and not nouns(f) & nouns(g) and subject not in predicate(g).split()
+
+
+def same_subject(f):
+    """Other facts about f's subject that can follow it after "and"."""
+    return [g for g in FACTS if g["subj"] == f["subj"] and g is not f and can_join(f, g)]
+
+
+def split(items):
+    """Consecutive 70/15/15 slices of an already shuffled list."""
+    n_train = round(len(items) * SPLITS[0][1])
+    n_dev = round(len(items) * SPLITS[1][1])
+    return {
+        "train": items[:n_train],
+        "dev": items[n_train : n_train + n_dev],
+        "test": items[n_train + n_dev :],
+    }
+
+
+# --------------------------------------------------------------------------------------------------
+# Task 1: plausible vs implausible sentences
+# --------------------------------------------------------------------------------------------------
+def make_classification(rng):
+    half = N_CLASSIFICATION // 2
+    plausible = set()
+    corpus = corpus_sentences()
+    while len(plausible) < half:
+        f = rng.choice(ALL_FACTS)
+        form = rng.random()
+        if form < 0.2 and same_subject(f):  # two facts about the same subject
+            sentence = render(rng, f, p_time=0.0)[0] + " and " + predicate(rng.choice(same_subject(f)))
+        else:
+            sentence = render(rng, f, likes=form > 0.8)[0]
+        if sentence not in corpus:
+            plausible.add(sentence)
+    implausible = set(CONTRADICTIONS)
+    while len(implausible) < half:
+        f = rng.choice(FACTS)
+        kind = rng.random()
+        if kind < 0.4:  # a subject that cannot do this
+            sentence = render(rng, f, subj=rng.choice(f["bad"]), likes=rng.random() < 0.2)[0]
+        elif kind < 0.55 and f["swap"] and f["answer"].startswith(("the ", "a ", "an ")):
+            obj = "the " + f["answer"].split(" ", 1)[1]  # subject and object swapped
+            sentence = f"{obj} {f['verb']} {f['subj']}"
+        elif kind < 0.7 and f["odd_place"]:  # a place where it cannot be
+            sentence = f"{with_adjective(rng, f['subj'])} {f['verb']} {rng.choice(IMPOSSIBLE_PLACES)}"
+        elif (
+            kind < 0.8 and f["verb"] in ODD_OBJECTS and f["qtype"] == "what"
+        ):  # nobody eats/drinks/reads that
+            sentence = f"{with_adjective(rng, f['subj'])} {f['verb']} {rng.choice(ODD_OBJECTS[f['verb']])}"
+        elif kind >= 0.8:  # a true fact joined to something this subject cannot do
+            impossible = [g for g in FACTS if f["subj"] in g["bad"] and can_join(f, g)]
+            if not impossible:
+                continue
+            sentence = render(rng, f, p_time=0.0)[0] + " and " + predicate(rng.choice(impossible))
+        else:
+            continue
+        if sentence not in plausible:
+            implausible.add(sentence)
+    # stratified: each split gets the same share of both labels
+    parts = {"train": [], "dev": [], "test": []}
+    for label, sentences in (("plausible", plausible), ("implausible", implausible)):
+        rows = [(s, label) for s in sorted(sentences)]
+        rng.shuffle(rows)
+        for name, chunk in split(rows).items():
+            parts[name].extend(chunk)
+    for rows in parts.values():
+        rng.shuffle(rows)
+    return parts
+
+
+# --------------------------------------------------------------------------------------------------
+# Task 2: part-of-speech tagging
+# --------------------------------------------------------------------------------------------------
+# fmt: off
+EXTRA_POS_SENTENCES = [
+    "the cat is soft and black", "the brown dog has four legs", "the small bird has two wings",
+    "the sky is blue and bright", "the moon is bright and round", "the stars are bright",
+    "the man likes to read the old book", "the grey mouse likes to hide in the wall",
+    "she drinks hot tea in the kitchen", "he reads the paper", "they walk to school", "it is warm in the kitchen",
+    "the child likes to hide behind the door", "the grass on the hill is green", "the long river is cold",
+    "the blue sea is big and cold", "the night is quiet and dark", "the bread is soft and warm",
+    "the girl likes her small doll", "every morning the boy and the girl walk to school",
+    "then they play in the park", "what does the black cat drink", "where does the small fish swim",
+    "who reads the book", "when do the bright stars shine", "the big cow has four legs",
+    "the small hen has two legs", "the farmer takes milk to the store", "the dog runs to the park again",
+    "after school the boy walks home", "the tree is green and tall", "she likes to sit on the bench",
+    "he likes to walk the dog", "the boy likes to climb the tree", "the red apple is sweet",
+]
+# fmt: on
+
+
+def make_pos(rng):
+    corpus = corpus_sentences()
+    in_corpus = [s for s in EXTRA_POS_SENTENCES if s in corpus]
+    if in_corpus:
+        raise ValueError(f"EXTRA_POS_SENTENCES must not repeat corpus sentences: {in_corpus}")
+    sentences = set(EXTRA_POS_SENTENCES)
+    while len(sentences) < N_POS:
+        s = render(rng, rng.choice(ALL_FACTS), p_adj=0.5, p_time=0.5, likes=rng.random() < 0.15)[0]
+        if rng.random() < 0.25:  # two facts joined by "and"
+            s = s + " and " + render(rng, rng.choice(ALL_FACTS), p_adj=0.3, p_time=0.0)[0]
+        if len(s.split()) <= 14 and s not in corpus:
+            sentences.add(s)
+    rows = sorted(sentences)
+    rng.shuffle(rows)
+    return split([{"tokens": s.split(), "tags": pos_tag(s.split())} for s in rows])
+
+
+# --------------------------------------------------------------------------------------------------
+# Task 3: span extraction
+# --------------------------------------------------------------------------------------------------
+def question_for(f, kind, subj_np, time):
+    """(question, answer) asking for the subject, the time, or the fact's own phrase."""
+    plural = f in PLURAL_FACTS
+    rest = predicate(f)[len(f["verb"]) + 1 :]
+    if kind == "subject":
+        wh = "who" if f["subj"] in ANIMALS + PEOPLE + ["the family"] else "what"
+        verb = f["verb"] + "s" if plural else f["verb"]
+        return f"{wh} {verb} {rest}", subj_np
+    aux = "do" if plural else "does"
+    if kind == "time":
+        return f"when {aux} {f['subj']} {f['base']} {rest}", time
+    if f["qtype"] in ("where", "when"):
+        return f"{f['qtype']} {aux} {f['subj']} {f['base']}", f["answer"]
+    if f["qtype"] == "what-with":
+        return f"what {aux} {f['subj']} {f['base']} with", f["answer"]
+    return f"what {aux} {f['subj']} {f['base']}", f["answer"]
+
+
+def make_spans(rng):
+    examples, seen = [], set()
+    while len(examples) < N_SPAN:
+        target = rng.choice(ALL_FACTS)
+        kinds = (
+            ["subject"]
+            + (["slot", "slot"] if target["qtype"] else [])
+            + (["time"] if target["times"] else [])
+        )
+        kind = rng.choice(kinds)
+        # Contexts join sentences without punctuation, as the corpus does, so a time phrase between two
+        # sentences could belong to either: only the target may have one, at its start, opening the context.
+        sentence, subj_np, time = render(rng, target, p_time=1.0 if kind == "time" else 0.3, time_first=True)
+        # Distractors never share the target's subject, so "where does the cat sit" has one answer, and
+        # never end in a time ("the moon shines at night"); a target that does closes the context.
+        others = [f for f in ALL_FACTS if f["subj"] != target["subj"] and f["qtype"] != "when"]
+        parts = [render(rng, f, p_time=0.0)[0] for f in rng.sample(others, rng.randint(2, 3))]
+        if time:
+            position = 0
+        elif target["qtype"] == "when":
+            position = len(parts)
+        else:
+            position = rng.randint(0, len(parts))
+        parts.insert(position, sentence)
+        context = " ".join(parts)
+        question, answer = question_for(target, kind, subj_np, time)
+        # one answer only: the answer string occurs once, and for a subject question so does the predicate
+        if context.count(answer) != 1:
+            continue
+        if kind == "subject" and context.count(" " + predicate(target)) != 1:
+            continue
+        if (question, context) in seen:
+            continue
+        seen.add((question, context))
+        examples.append(
+            {
+                "question": question,
+                "context": context,
+                "answer": answer,
+                "answer_start": context.index(answer),
+            }
+        )
+    return split(examples)
+
+
+# --------------------------------------------------------------------------------------------------
+def write(out_dir: Path):
+    """Generate the three tasks with a fresh random.Random(SEED) and write them under out_dir."""
+    rng = random.Random(SEED)
+    tasks = {
+        "sentence_classification": make_classification(rng),
+        "token_classification": make_pos(rng),
+        "span_extraction": make_spans(rng),
+    }
+    for task, splits in tasks.items():
+        folder = out_dir / task
+        folder.mkdir(parents=True, exist_ok=True)
+        for name, rows in splits.items():
+            if task == "sentence_classification":
+                path = folder / f"{name}.tsv"
+                text = "sentence\tlabel\n" + "".join(f"{s}\t{label}\n" for s, label in rows)
+            else:
+                path = folder / f"{name}.jsonl"
+                text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+            with open(path, "w", encoding="utf-8", newline="\n") as fh:
+                fh.write(text)
+    return tasks
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description="Generate bertedu's fine-tuning datasets (deterministic).")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=Path(__file__).resolve().parent / "finetune",
+        help="output folder (default: the finetune/ folder next to this script)",
+    )
+    args = parser.parse_args(argv)
+    tasks = write(args.out)
+    for task, splits in tasks.items():
+        print(task, {name: len(rows) for name, rows in splits.items()})
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,315 @@
+"""Checks on the course's data files in data/: the pretraining corpus, the held-out evaluation sets and the
+fine-tuning datasets. Every check reads the committed files, so an edit that breaks a promise made in
+data/README.md fails here."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+CORPUS = DATA / "simple_sentences.txt"
+FINETUNE = DATA / "finetune"
+SPLITS = ("train", "dev", "test")
+
+# The 88 distinct words of seed 002's simple_sentences.txt (COURSE_BRIEF.md, section 6).
+SEED002_WORDS = """
+a an apple at ball barks bed bench bird book boy branch bread by cat catches chair chases child clouds coffee
+digs dog doll door drinks east eats fire fish flies float from garden girl grass hide hides hill house in
+juice jumps man mat meat milk moon mouse night on over paper park plays reads rises river rock runs school sea
+seed sets shine shines sings sits sky sleeps stars store sun swims table tea the to tree under walks wall
+watches water west window with woman
+""".split()
+# Seed 002's probes use "read"; the third probe's answer is "reads".
+PROBE_WORDS = ["read", "reads"]
+POS_TAGS = {"ADJ", "ADP", "ADV", "AUX", "CCONJ", "DET", "NOUN", "NUM", "PART", "PRON", "VERB"}
+CLASS_LABELS = {"plausible", "implausible"}
+NSP_LABELS = {"IsNext", "NotNext"}
+WORDS = re.compile(r"[a-z]+( [a-z]+)*")
+
+
+# ------------------------------------------------------------------------------------------- helpers
+def read_text(path: Path) -> str:
+    raw = path.read_bytes()
+    text = raw.decode("utf-8")  # strict: non-UTF-8 bytes raise
+    assert "\r" not in text, f"{path.name}: use Unix line endings"
+    assert text.endswith("\n") and not text.endswith("\n\n"), f"{path.name}: end with exactly one newline"
+    return text
+
+
+def read_tsv(path: Path, columns: list[str]) -> list[dict[str, str]]:
+    lines = read_text(path).split("\n")[:-1]
+    assert lines[0].split("\t") == columns, f"{path.name}: header must be {columns}"
+    rows = []
+    for number, line in enumerate(lines[1:], start=2):
+        cells = line.split("\t")
+        assert len(cells) == len(columns), (
+            f"{path.name} line {number}: {len(cells)} cells, want {len(columns)}"
+        )
+        assert all(c == c.strip() and c for c in cells), f"{path.name} line {number}: empty or padded cell"
+        rows.append(dict(zip(columns, cells)))
+    return rows
+
+
+def read_jsonl(path: Path) -> list[dict]:
+    return [json.loads(line) for line in read_text(path).split("\n")[:-1]]
+
+
+def corpus_documents() -> list[list[str]]:
+    return [block.split("\n") for block in read_text(CORPUS).rstrip("\n").split("\n\n")]
+
+
+@pytest.fixture(scope="module")
+def documents() -> list[list[str]]:
+    return corpus_documents()
+
+
+@pytest.fixture(scope="module")
+def sentences(documents) -> list[str]:
+    return [s for doc in documents for s in doc]
+
+
+@pytest.fixture(scope="module")
+def vocabulary(sentences) -> set[str]:
+    return {w for s in sentences for w in s.split()}
+
+
+def assert_plain_sentence(text: str, where: str, allow_mask: bool = False) -> None:
+    words = text.replace("[MASK]", "mask") if allow_mask else text
+    assert WORDS.fullmatch(words), f"{where}: {text!r} is not lower-case words separated by single spaces"
+
+
+def assert_in_vocabulary(text: str, vocabulary: set[str], where: str) -> None:
+    unknown = [w for w in text.split() if w != "[MASK]" and w not in vocabulary]
+    assert not unknown, f"{where}: {text!r} uses words the corpus never uses: {unknown}"
+
+
+# ---------------------------------------------------------------------------------------------- corpus
+def test_corpus_is_lower_case_plain_words_one_sentence_per_line():
+    lines = read_text(CORPUS).split("\n")[:-1]
+    assert lines[0], "the corpus must not start with a blank line"
+    for number, line in enumerate(lines, start=1):
+        if line == "":
+            assert lines[number - 2] != "", (
+                f"line {number}: documents are separated by exactly one blank line"
+            )
+            continue
+        assert_plain_sentence(line, f"simple_sentences.txt line {number}")
+
+
+def test_corpus_documents_have_3_to_8_sentences(documents):
+    sizes = Counter(len(doc) for doc in documents)
+    bad = [(i, doc) for i, doc in enumerate(documents, start=1) if not 3 <= len(doc) <= 8]
+    assert not bad, f"documents with fewer than 3 or more than 8 sentences: {bad[:3]} (sizes {sizes})"
+    assert len(documents) >= 80
+
+
+def test_corpus_size_and_sentence_length(sentences, vocabulary):
+    assert len(sentences) >= 150
+    lengths = [len(s.split()) for s in sentences]
+    assert min(lengths) >= 3 and max(lengths) <= 11, "keep sentences short: 3 to 11 words"
+    assert sum(lengths) / len(lengths) <= 8
+    assert 150 <= len(vocabulary) <= 250, f"vocabulary of {len(vocabulary)} words; keep it small"
+
+
+def test_corpus_contains_every_word_of_seed_002(vocabulary):
+    assert len(set(SEED002_WORDS)) == len(SEED002_WORDS) == 88
+    missing = [w for w in SEED002_WORDS + PROBE_WORDS if w not in vocabulary]
+    assert not missing, f"words of seed 002 missing from the corpus: {missing}"
+
+
+def test_corpus_states_the_probe_facts_but_not_the_probes(sentences):
+    text = "\n".join(sentences)
+    assert "the man eats meat" in text and "the man reads the book" in text and "read the paper" in text
+    for probe in ("the man eats the meat", "the man reads the book", "the man read the book"):
+        assert probe not in sentences, f"{probe!r} is a probe: it must not be a corpus sentence"
+
+
+# ---------------------------------------------------------------------------------- held-out MLM eval
+def check_mask_rows(rows, vocabulary, sentences, name):
+    corpus = set(sentences)
+    for row in rows:
+        sentence, answers = row["sentence"], row["answers"].split("|")
+        where = f"{name}: {sentence!r}"
+        assert sentence.split().count("[MASK]") == 1 and sentence.count("[MASK]") == 1, f"{where}: one [MASK]"
+        assert_plain_sentence(sentence, where, allow_mask=True)
+        assert_in_vocabulary(sentence, vocabulary, where)
+        assert answers and len(set(answers)) == len(answers), f"{where}: answers must be distinct"
+        for answer in answers:
+            assert re.fullmatch(r"[a-z]+", answer), f"{where}: answer {answer!r} must be one word"
+            assert answer in vocabulary, f"{where}: answer {answer!r} is not in the corpus vocabulary"
+            filled = sentence.replace("[MASK]", answer)
+            assert filled not in corpus, (
+                f"{where}: {filled!r} is a corpus sentence; held-out rows must not be"
+            )
+
+
+def test_mlm_eval_is_held_out_and_answerable(vocabulary, sentences):
+    rows = read_tsv(DATA / "mlm_eval.tsv", ["sentence", "answers"])
+    assert len(rows) >= 40
+    assert len({r["sentence"] for r in rows}) == len(rows), "duplicate eval sentences"
+    check_mask_rows(rows, vocabulary, sentences, "mlm_eval.tsv")
+
+
+def test_mlm_eval_answers_are_spread_over_the_world():
+    rows = read_tsv(DATA / "mlm_eval.tsv", ["sentence", "answers"])
+    first = Counter(r["answers"].split("|")[0] for r in rows)
+    assert len(first) >= 30 and max(first.values()) <= 4, f"too many rows with the same answer: {first}"
+
+
+def test_probes_are_seed_002s_three(vocabulary, sentences):
+    rows = read_tsv(DATA / "probes.tsv", ["sentence", "answers", "note"])
+    check_mask_rows(rows, vocabulary, sentences, "probes.tsv")
+    probes = {r["sentence"]: set(r["answers"].split("|")) for r in rows}
+    assert probes == {
+        "the man eats the [MASK]": {"meat"},
+        "the man read the [MASK]": {"book", "paper"},
+        "the man [MASK] the book": {"reads"},
+    }
+
+
+# ---------------------------------------------------------------------------------- held-out NSP eval
+def test_nsp_eval_is_balanced_held_out_and_consistent(vocabulary, sentences):
+    rows = read_tsv(DATA / "nsp_eval.tsv", ["sentence_a", "sentence_b", "label"])
+    labels = Counter(r["label"] for r in rows)
+    assert set(labels) == NSP_LABELS, f"labels must be IsNext/NotNext, got {set(labels)}"
+    assert labels["IsNext"] == labels["NotNext"] and len(rows) >= 60
+    corpus = set(sentences)
+    pairs = [(r["sentence_a"], r["sentence_b"]) for r in rows]
+    assert len(set(pairs)) == len(pairs), "duplicate pairs"
+    for a, b in pairs:
+        for s in (a, b):
+            assert_plain_sentence(s, "nsp_eval.tsv")
+            assert_in_vocabulary(s, vocabulary, "nsp_eval.tsv")
+            assert s not in corpus, f"nsp_eval.tsv: {s!r} is a corpus sentence; held-out pairs must not be"
+    by_b = Counter((r["sentence_b"], r["label"]) for r in rows)
+    for b in {r["sentence_b"] for r in rows}:
+        assert by_b[b, "IsNext"] == by_b[b, "NotNext"], f"{b!r} is not used equally often with both labels"
+    true_next = {r["sentence_a"]: r["sentence_b"] for r in rows if r["label"] == "IsNext"}
+    for r in rows:
+        if r["label"] == "NotNext":
+            assert r["sentence_a"] in true_next, "each NotNext A also appears with its true next sentence"
+            assert r["sentence_b"] != true_next[r["sentence_a"]]
+
+
+# ----------------------------------------------------------------------------------------- fine-tuning
+def test_sentence_classification_splits(vocabulary, sentences):
+    splits = {
+        s: read_tsv(FINETUNE / "sentence_classification" / f"{s}.tsv", ["sentence", "label"]) for s in SPLITS
+    }
+    assert sum(len(rows) for rows in splits.values()) >= 300
+    corpus = set(sentences)
+    for name, rows in splits.items():
+        labels = Counter(r["label"] for r in rows)
+        assert set(labels) == CLASS_LABELS, f"{name}: labels {set(labels)}"
+        assert 0.4 <= labels["plausible"] / len(rows) <= 0.6, f"{name}: unbalanced labels {labels}"
+        sentences = [r["sentence"] for r in rows]
+        assert len(set(sentences)) == len(sentences), f"{name}: duplicate sentences"
+        for s in sentences:
+            assert_plain_sentence(s, f"sentence_classification/{name}")
+            assert_in_vocabulary(s, vocabulary, f"sentence_classification/{name}")
+            assert s not in corpus, f"sentence_classification/{name}: {s!r} is a corpus sentence"
+    train = {r["sentence"] for r in splits["train"]}
+    for name in ("dev", "test"):
+        leaked = [r["sentence"] for r in splits[name] if r["sentence"] in train]
+        assert not leaked, f"{name} sentences also in train: {leaked[:3]}"
+
+
+def test_token_classification_splits(vocabulary, sentences):
+    readme = (DATA / "README.md").read_text(encoding="utf-8")
+    missing_doc = [t for t in POS_TAGS if f"`{t}`" not in readme]
+    assert not missing_doc, f"data/README.md must document the tags {missing_doc}"
+    splits = {s: read_jsonl(FINETUNE / "token_classification" / f"{s}.jsonl") for s in SPLITS}
+    assert sum(len(rows) for rows in splits.values()) >= 200
+    corpus = set(sentences)
+    used = Counter()
+    for name, rows in splits.items():
+        for row in rows:
+            assert set(row) == {"tokens", "tags"}, f"{name}: keys must be tokens and tags, got {set(row)}"
+            tokens, tags = row["tokens"], row["tags"]
+            assert tokens and len(tokens) == len(tags), f"{name}: {tokens} has {len(tags)} tags"
+            assert set(tags) <= POS_TAGS, f"{name}: unknown tags {set(tags) - POS_TAGS}"
+            assert_in_vocabulary(" ".join(tokens), vocabulary, f"token_classification/{name}")
+            assert " ".join(tokens) not in corpus, (
+                f"token_classification/{name}: {tokens} is a corpus sentence"
+            )
+            used.update(tags)
+    assert set(used) == POS_TAGS, f"tags never used: {POS_TAGS - set(used)}"
+    train = {tuple(r["tokens"]) for r in splits["train"]}
+    for name in ("dev", "test"):
+        assert not [r for r in splits[name] if tuple(r["tokens"]) in train], f"{name} sentences also in train"
+
+
+def test_token_classification_tags_are_consistent():
+    """A word keeps its tag everywhere, except "to" (PART before a verb, ADP before a noun phrase)."""
+    tags_of = {}
+    for name in SPLITS:
+        for row in read_jsonl(FINETUNE / "token_classification" / f"{name}.jsonl"):
+            for i, (token, tag) in enumerate(zip(row["tokens"], row["tags"])):
+                if token == "to":
+                    expected = "PART" if row["tags"][i + 1] == "VERB" else "ADP"
+                    assert tag == expected, f"'to' before {row['tokens'][i + 1]!r} is {expected}, not {tag}"
+                else:
+                    tags_of.setdefault(token, set()).add(tag)
+    ambiguous = {w: t for w, t in tags_of.items() if len(t) > 1}
+    assert not ambiguous, f"words with more than one tag: {ambiguous}"
+    assert tags_of["the"] == {"DET"} and tags_of["cat"] == {"NOUN"} and tags_of["sits"] == {"VERB"}
+
+
+def test_span_extraction_splits(vocabulary):
+    splits = {s: read_jsonl(FINETUNE / "span_extraction" / f"{s}.jsonl") for s in SPLITS}
+    assert sum(len(rows) for rows in splits.values()) >= 200
+    for name, rows in splits.items():
+        for row in rows:
+            assert set(row) == {"question", "context", "answer", "answer_start"}, f"{name}: keys {set(row)}"
+            context, answer, start = row["context"], row["answer"], row["answer_start"]
+            assert isinstance(start, int) and answer, f"{name}: {row}"
+            assert context[start : start + len(answer)] == answer, (
+                f"{name}: answer not at answer_start: {row}"
+            )
+            assert context.count(answer) == 1, f"{name}: answer occurs more than once: {row}"
+            assert (start == 0 or context[start - 1] == " ") and context[start + len(answer) :][:1] in (
+                "",
+                " ",
+            )
+            for text in (row["question"], context):
+                assert_plain_sentence(text, f"span_extraction/{name}")
+                assert_in_vocabulary(text, vocabulary, f"span_extraction/{name}")
+    train = {(r["question"], r["context"]) for r in splits["train"]}
+    for name in ("dev", "test"):
+        assert not [r for r in splits[name] if (r["question"], r["context"]) in train], (
+            f"{name} leaks into train"
+        )
+
+
+def test_finetune_generator_reproduces_the_committed_files(tmp_path):
+    result = subprocess.run(
+        [sys.executable, str(DATA / "make_finetune_data.py"), "--out", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    made = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*") if p.is_file())
+    committed = sorted(p.relative_to(FINETUNE) for p in FINETUNE.rglob("*") if p.is_file())
+    assert made == committed, f"generated {made}, committed {committed}"
+    for rel in made:
+        assert (tmp_path / rel).read_bytes() == (FINETUNE / rel).read_bytes(), (
+            f"data/finetune/{rel} differs from what make_finetune_data.py writes: re-run the script"
+        )
+
+
+def test_readme_describes_every_data_file():
+    readme = (DATA / "README.md").read_text(encoding="utf-8")
+    for path in sorted(DATA.rglob("*")):
+        if path.is_file() and path.name != "README.md" and "__pycache__" not in path.parts:
+            rel = path.relative_to(DATA).as_posix()
+            mentioned = rel in readme or (rel.startswith("finetune/") and rel.rsplit("/", 1)[0] in readme)
+            assert mentioned, f"data/README.md does not mention {rel}"
+    assert "CC BY 4.0" in readme
