@@ -70,9 +70,15 @@ _LATEX_SYMBOLS = {
     r"\Phi": "Φ", r"\phi": "φ", r"\pi": "π", r"\delta": "δ", r"\Delta": "Δ", r"\omega": "ω",
     r"\Omega": "Ω", r"\tau": "τ", r"\eta": "η", r"\rho": "ρ", r"\nabla": "∇", r"\partial": "∂",
     r"\mid": "|", r"\odot": "⊙", r"\otimes": "⊗", r"\oplus": "⊕", r"\sim": "~", r"\prod": "Π",
-    r"\langle": "⟨", r"\rangle": "⟩", r"\ell": "ℓ", r"\circ": "∘", r"\!": "", r"\:": " ",
+    r"\langle": "⟨", r"\rangle": "⟩", r"\ell": "ℓ", r"\lVert": "‖", r"\rVert": "‖", r"\Vert": "‖", r"\lvert": "|", r"\rvert": "|", r"\circ": "∘", r"\!": "", r"\:": " ",
     r"\softmax": "softmax", r"\mathrm{softmax}": "softmax",
 }
+
+
+def _group(term: str) -> str:
+    """Parenthesise a fraction's numerator or denominator unless it is a single symbol or number."""
+    term = term.strip()
+    return term if re.fullmatch(r"[\w.\\]+", term) else f"({term})"
 
 
 def plain_text(text: str) -> str:
@@ -82,7 +88,7 @@ def plain_text(text: str) -> str:
         s = m.group(0).strip("$")
         s = re.sub(r"\\sqrt\{([^{}]*)\}", r"√\1", s)
         s = re.sub(r"\\sqrt\s*([A-Za-z0-9])", r"√\1", s)
-        s = re.sub(r"\\[dt]?frac\{([^{}]*)\}\{([^{}]*)\}", r"(\1)/(\2)", s)
+        s = re.sub(r"\\[dt]?frac\{([^{}]*)\}\{([^{}]*)\}", lambda m: f"{_group(m[1])}/{_group(m[2])}", s)
         s = re.sub(r"\^\{?\\top\}?", "ᵀ", s)
         for cmd, sym in sorted(_LATEX_SYMBOLS.items(), key=lambda kv: -len(kv[0])):
             # a command spelt with letters must not match the start of a longer one (\in vs \infty)
