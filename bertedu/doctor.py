@@ -27,6 +27,7 @@ REQUIRED: tuple[tuple[str, str, str], ...] = (
     ("numpy", "numpy", "2.4.6"),
     ("matplotlib", "matplotlib", "3.11.2"),
     ("seaborn", "seaborn", "0.13.2"),
+    ("pandas", "pandas", "3.1.1"),
     ("ipywidgets", "ipywidgets", "8.1.9"),
     ("jupyterlab", "jupyterlab", "4.6.6"),
     ("notebook", "notebook", "7.6.5"),
