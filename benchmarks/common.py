@@ -37,7 +37,7 @@ class Summary:
         return max(self.values)
 
     def fmt(self, digits: int = 2) -> str:
-        return f"{self.min:.{digits}f} / {self.median:.{digits}f} / {self.max:.{digits}f} {self.unit}"
+        return f"{self.min:.{digits}f} / {self.median:.{digits}f} / {self.max:.{digits}f} {self.unit}".rstrip()
 
     def to_dict(self) -> dict:
         return {"unit": self.unit, "values": self.values, "min": self.min, "median": self.median, "max": self.max}

@@ -127,18 +127,26 @@ def _nsp_cases() -> list[tuple[str, torch.Tensor, torch.Tensor]]:
             ("all NotNext", logits[6:12], torch.ones(6, dtype=torch.long))]
 
 
+def _scalar_loss(fn: Callable, logits: torch.Tensor, labels: torch.Tensor) -> tuple[torch.Tensor | None, str]:
+    """Call a student's loss on copies of the inputs: ``(loss, "")``, or ``(None, what is wrong)`` when it is
+    not a scalar tensor attached to the graph."""
+    out = fn(logits.clone().requires_grad_(True), labels.clone())
+    if not isinstance(out, torch.Tensor) or out.numel() != 1:
+        return None, "return the loss as a scalar tensor (keep it a tensor: no .item())."
+    if not out.requires_grad:
+        return None, "the loss is detached from the graph (.item(), .detach() or numpy?); backward() needs it."
+    return out, ""
+
+
 def check_fix_nsp_loss(fn: Callable) -> tuple[bool, str]:
     """``fn(logits (B, 2), labels (B,)) -> scalar`` must equal the NSP cross-entropy over *every* pair
     (labels 0 = IsNext, 1 = NotNext) and stay attached to the graph."""
     if not callable(fn):
         return False, "pass your function itself, e.g. ex.fix_nsp_loss.check(my_nsp_loss) (no parentheses)."
     for name, logits, labels in _nsp_cases():
-        z = logits.clone().requires_grad_(True)
-        out = fn(z, labels.clone())
-        if not isinstance(out, torch.Tensor) or out.numel() != 1:
-            return False, "return the loss as a scalar tensor (keep it a tensor: no .item())."
-        if not out.requires_grad:
-            return False, "the loss is detached from the graph (.item(), .detach() or numpy?); backward() needs it."
+        out, problem = _scalar_loss(fn, logits, labels)
+        if problem:
+            return False, problem
         value, right = float(out.detach()), float(nsp_loss(logits, labels))
         if math.isnan(value):
             return False, (f"on a batch that is {name} your loss is nan: every pair was ignored. NSP has no "
@@ -209,12 +217,9 @@ def check_fix_mlm_average(fn: Callable) -> tuple[bool, str]:
     if not callable(fn):
         return False, "pass your function itself, e.g. ex.fix_mlm_average.check(my_mlm_loss) (no parentheses)."
     for name, logits, labels in _mlm_cases():
-        z = logits.clone().requires_grad_(True)
-        out = fn(z, labels.clone())
-        if not isinstance(out, torch.Tensor) or out.numel() != 1:
-            return False, "return the loss as a scalar tensor (keep it a tensor: no .item())."
-        if not out.requires_grad:
-            return False, "the loss is detached from the graph (.item(), .detach() or numpy?); backward() needs it."
+        out, problem = _scalar_loss(fn, logits, labels)
+        if problem:
+            return False, problem
         value, right = float(out.detach()), float(mlm_loss(logits, labels))
         if abs(value - right) <= 1e-5:
             continue
