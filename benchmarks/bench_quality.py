@@ -148,5 +148,22 @@ def section(results: dict) -> list[str]:
     return lines
 
 
+def missed(results: dict) -> list[str]:
+    """The quality targets the median run misses (``make bench`` fails if there is any)."""
+    out = []
+    for name, target in PRETRAIN_TARGETS.items():
+        if results["pretraining"]["scores"][name].median < target:
+            out.append(f"pre-training {name} below {target}")
+    ft = results["finetuning"]
+    for task, r in ft["tasks"].items():
+        if r["mini-bert"].median < r["threshold"]:
+            out.append(f"fine-tuning {task} {r['metric']} below {r['threshold']}")
+    if ft["smallest_budget_gap"].median < SMALLEST_BUDGET_MARGIN:
+        out.append(f"pretrained vs scratch gap at {SMALLEST_BUDGET:.0%} of the labels below {SMALLEST_BUDGET_MARGIN}")
+    if ft["minilm"]["seconds"] >= MINILM_BUDGET_S:
+        out.append(f"all-MiniLM-L6-v2 fine-tuning took {ft['minilm']['seconds']:.0f} s (budget {MINILM_BUDGET_S} s)")
+    return out
+
+
 if __name__ == "__main__":  # a quick look without the speed benchmarks
     print("\n".join(section(measure(seeds=1))))

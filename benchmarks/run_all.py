@@ -26,6 +26,10 @@ from common import ROOT, Summary, machine  # noqa: E402
 from bertedu.config import BertConfig  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "RESULTS.md"
+RESULTS_JSON = ROOT / "benchmarks" / "results.json"
+README = ROOT / "README.md"
+README_START = "<!-- headline figures: written by make bench -->"
+README_END = "<!-- end of headline figures -->"
 
 # Targets from issue 10 (and the quality targets of issues 7 and 8).
 COURSE_TOTAL_S = 300
@@ -48,6 +52,56 @@ def serialise(obj):
     if isinstance(obj, list | tuple):
         return [serialise(v) for v in obj]
     return obj
+
+
+def deserialise(obj):
+    """The inverse of :func:`serialise` for results.json: summaries become :class:`Summary` again."""
+    if isinstance(obj, dict):
+        if set(obj) >= {"values", "unit", "median"}:
+            return Summary(obj["values"], obj["unit"])
+        return {k: deserialise(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [deserialise(v) for v in obj]
+    return obj
+
+
+def headline(results: dict) -> list[str]:
+    """The README's summary of RESULTS.md: medians of the figures the targets are about."""
+    lines = [f"Measured on {results['machine']['cpu']} ({results['machine']['cores']} cores) on "
+             f"{results['machine']['date'][:10]}; medians, with every figure and its min / max in "
+             "[benchmarks/RESULTS.md](benchmarks/RESULTS.md). Ratios are ours / transformers in the same run "
+             "(lower is better).", ""]
+    if "course" in results:
+        lines.append(f"- Whole course: {results['course']['total'].median:.0f} s (target < {COURSE_TOTAL_S} s).")
+    for r in results["training"]:
+        lines.append(f"- Training step time ratio, {r['name']}: {r['ratio_fast'].median:.2f} (fast path), "
+                     f"{r['ratio_teaching'].median:.2f} (teaching path); target ≤ {TRAIN_RATIO}.")
+    inf = results["inference"]
+    lines.append(f"- all-MiniLM-L6-v2 inference latency ratio: {inf['eager']['latency_ratio'].median:.2f} (eager), "
+                 f"{inf['sdpa']['latency_ratio'].median:.2f} (sdpa), target ≤ {INFERENCE_RATIO}; peak memory "
+                 f"ratio {inf['eager']['memory_ratio']:.2f} (eager), {inf['sdpa']['memory_ratio']:.2f} (sdpa), "
+                 f"target ≤ {MEMORY_RATIO}.")
+    if "quality" in results:
+        pre = results["quality"]["pretraining"]["scores"]
+        lines.append(f"- Notebook 06 model on held-out data: masked-word top-1 {pre['mlm_top1'].median:.2f}, top-5 "
+                     f"{pre['mlm_top5'].median:.2f}, NSP {pre['nsp_accuracy'].median:.2f} (targets 0.6 / 0.9 / 0.85).")
+        ft = results["quality"]["finetuning"]
+        parts = [f"{task.replace('_', ' ')} {r['metric'].replace('_', ' ')} {r['mini-bert'].median:.2f} "
+                 f"(scratch {r['scratch'].median:.2f})" for task, r in ft["tasks"].items()]
+        lines.append("- Notebook 07, pretrained mini-BERT on the test splits: " + "; ".join(parts) + ".")
+    return lines
+
+
+def update_readme(results: dict) -> None:
+    """Replace the block between the README's markers with :func:`headline`."""
+    text = README.read_text(encoding="utf-8")
+    if README_START not in text or README_END not in text:
+        raise SystemExit(f"README.md lacks the markers {README_START!r} ... {README_END!r}; add them where the "
+                         "benchmark summary belongs.")
+    before, rest = text.split(README_START, 1)
+    after = rest.split(README_END, 1)[1]
+    block = "\n".join([README_START, *headline(results), README_END])
+    README.write_text(before + block + after, encoding="utf-8")
 
 
 def course_section(course: dict) -> list[str]:
@@ -106,7 +160,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="fewer repeats (to check the scripts)")
     parser.add_argument("--skip-course", action="store_true", help="do not execute the notebooks")
     parser.add_argument("--skip-quality", action="store_true", help="do not train the quality models")
+    parser.add_argument("--readme-only", action="store_true",
+                        help="only rewrite the README's summary from benchmarks/results.json")
     args = parser.parse_args(argv)
+    if args.readme_only:
+        update_readme(deserialise(json.loads(RESULTS_JSON.read_text(encoding="utf-8"))))
+        print(f"updated the benchmark summary in {README.relative_to(ROOT)}")
+        return 0
     repeats = 2 if args.quick else 5
     started = time.time()
     info = machine()
@@ -152,9 +212,13 @@ def main(argv: list[str] | None = None) -> int:
         "",
     ]
     RESULTS.write_text("\n".join(header + sections), encoding="utf-8")
-    (ROOT / "benchmarks" / "results.json").write_text(json.dumps(serialise(results), indent=1) + "\n")
-    print(f"wrote {RESULTS.relative_to(ROOT)}")
-    return 0
+    RESULTS_JSON.write_text(json.dumps(serialise(results), indent=1) + "\n")
+    update_readme(results)
+    print(f"wrote {RESULTS.relative_to(ROOT)} and the summary in {README.relative_to(ROOT)}")
+    failures = bench_quality.missed(results["quality"]) if "quality" in results else []
+    for failure in failures:
+        print(f"quality target missed: {failure}", file=sys.stderr)
+    return 1 if failures else 0
 
 
 if __name__ == "__main__":
