@@ -185,3 +185,13 @@ def test_bad_input_gives_a_clear_value_error(call, message):
     att = tuple(softmax_attention((1, 3, 9, 9), n_pad=2, seed=s) for s in range(2))
     with pytest.raises(ValueError, match=message):
         call(att)
+
+
+def test_to_numpy_keeps_float64_precision():
+    import torch
+
+    from bertedu.viz._core import to_numpy
+
+    x = torch.tensor([1 / 3, 1e-12 + 1.0], dtype=torch.float64)
+    assert to_numpy(x).tolist() == x.tolist()                      # not rounded through float32
+    assert to_numpy(x.half()).dtype == np.float64

@@ -23,7 +23,7 @@ PAD_ATOL = 1e-6  # attention on a padding key after masking is exactly 0 (exp of
 def to_numpy(x, name: str = "attention") -> np.ndarray:
     """A torch tensor, NumPy array or nested list as a float64 NumPy array (detached, on the CPU)."""
     if hasattr(x, "detach"):  # a torch tensor: no need to import torch here
-        x = x.detach().cpu().float().numpy()
+        x = x.detach().cpu().double().numpy()  # float64 directly: a float64 tensor keeps its precision
     try:
         arr = np.asarray(x, dtype=np.float64)
     except (TypeError, ValueError) as err:
