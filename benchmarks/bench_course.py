@@ -25,8 +25,9 @@ def run_notebook(path: Path) -> float:
     os.environ["BERTEDU_HOME"] = home
     os.environ.pop("MPLBACKEND", None)
     try:
-        client = NotebookClient(nb, timeout=900, kernel_name="python3",
-                                resources={"metadata": {"path": str(path.parent)}})
+        client = NotebookClient(
+            nb, timeout=900, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
+        )
         start = time.perf_counter()
         client.execute()
         return time.perf_counter() - start

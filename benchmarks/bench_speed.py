@@ -31,14 +31,15 @@ def make_pretraining_batch(config: BertConfig, batch_size: int, seq_len: int, se
     ids[:, -1] = 3
     attention_mask = torch.ones_like(ids)
     for row in range(0, batch_size, 4):  # every 4th sequence padded over its last quarter
-        ids[row, -seq_len // 4:] = 0
+        ids[row, -seq_len // 4 :] = 0
         ids[row, -seq_len // 4 - 1] = 3
-        attention_mask[row, -seq_len // 4:] = 0
+        attention_mask[row, -seq_len // 4 :] = 0
     token_type_ids = torch.zeros_like(ids)
-    token_type_ids[:, seq_len // 2 + 1:] = 1
+    token_type_ids[:, seq_len // 2 + 1 :] = 1
     token_type_ids[attention_mask == 0] = 0
-    masked, labels = mask_tokens(ids, mask_token_id=4, vocab_size=config.vocab_size,
-                                 special_token_ids=SPECIAL_IDS, generator=g)
+    masked, labels = mask_tokens(
+        ids, mask_token_id=4, vocab_size=config.vocab_size, special_token_ids=SPECIAL_IDS, generator=g
+    )
     return {
         "input_ids": masked,
         "attention_mask": attention_mask,
@@ -83,8 +84,9 @@ def time_steps(step, n_steps: int) -> float:
     return (time.perf_counter() - start) / n_steps
 
 
-def training_speed(name: str, config: BertConfig, *, batch_size: int, seq_len: int, repeats: int,
-                   steps: int) -> dict:
+def training_speed(
+    name: str, config: BertConfig, *, batch_size: int, seq_len: int, repeats: int, steps: int
+) -> dict:
     """Seconds per training step for ours (teaching path and fast path) and theirs, alternating."""
     batch = make_pretraining_batch(config, batch_size, seq_len)
     ours_fast_model, theirs_model = twin_models(config)
@@ -105,7 +107,7 @@ def training_speed(name: str, config: BertConfig, *, batch_size: int, seq_len: i
     return {
         "name": name,
         "config": f"L={config.num_hidden_layers} H={config.hidden_size} A={config.num_attention_heads} "
-                  f"V={config.vocab_size}",
+        f"V={config.vocab_size}",
         "batch": f"{batch_size} x {seq_len}",
         "steps_per_s": {k: Summary([1 / t for t in v], "steps/s") for k, v in times.items()},
         "ratio_fast": Summary(ratio_fast, ""),
@@ -188,9 +190,15 @@ def inference(*, batch_size: int, seq_len: int, repeats: int, memory_repeats: in
                 mem[which].append(_inference_run(which, attn, batch_size, seq_len, 0, "memory"))
         result[attn] = {
             "latency_ms": {k: Summary([1000 * t for t in v], "ms") for k, v in lat.items()},
-            "latency_ratio": Summary([a / b for a, b in zip(sorted(lat["ours"]), sorted(lat["transformers"]))], ""),
-            "forward_peak_mib": {k: Summary([m["forward_peak_mib"] for m in v], "MiB") for k, v in mem.items()},
-            "process_peak_mib": {k: Summary([m["process_peak_mib"] for m in v], "MiB") for k, v in mem.items()},
+            "latency_ratio": Summary(
+                [a / b for a, b in zip(sorted(lat["ours"]), sorted(lat["transformers"]))], ""
+            ),
+            "forward_peak_mib": {
+                k: Summary([m["forward_peak_mib"] for m in v], "MiB") for k, v in mem.items()
+            },
+            "process_peak_mib": {
+                k: Summary([m["process_peak_mib"] for m in v], "MiB") for k, v in mem.items()
+            },
         }
         ours_mem = result[attn]["forward_peak_mib"]["ours"].median
         theirs_mem = result[attn]["forward_peak_mib"]["transformers"].median
@@ -203,7 +211,16 @@ if __name__ == "__main__":  # quick look: python benchmarks/bench_speed.py
     torch.set_num_threads(torch.get_num_threads())
     cfg = BertConfig.from_preset("mini", vocab_size=2000)
     r = training_speed("mini", cfg, batch_size=16, seq_len=64, repeats=3, steps=3)
-    print(json.dumps({k: (v.fmt(3) if isinstance(v, Summary) else v) for k, v in r.items()
-                      if k != "steps_per_s"}, indent=1))
+    print(
+        json.dumps(
+            {k: (v.fmt(3) if isinstance(v, Summary) else v) for k, v in r.items() if k != "steps_per_s"},
+            indent=1,
+        )
+    )
     inf = inference(batch_size=8, seq_len=64, repeats=3, memory_repeats=1)
-    print({attn: (inf[attn]["latency_ratio"].fmt(3), round(inf[attn]["memory_ratio"], 3)) for attn in ("eager", "sdpa")})
+    print(
+        {
+            attn: (inf[attn]["latency_ratio"].fmt(3), round(inf[attn]["memory_ratio"], 3))
+            for attn in ("eager", "sdpa")
+        }
+    )

@@ -37,10 +37,18 @@ class Summary:
         return max(self.values)
 
     def fmt(self, digits: int = 2) -> str:
-        return f"{self.min:.{digits}f} / {self.median:.{digits}f} / {self.max:.{digits}f} {self.unit}".rstrip()
+        return (
+            f"{self.min:.{digits}f} / {self.median:.{digits}f} / {self.max:.{digits}f} {self.unit}".rstrip()
+        )
 
     def to_dict(self) -> dict:
-        return {"unit": self.unit, "values": self.values, "min": self.min, "median": self.median, "max": self.max}
+        return {
+            "unit": self.unit,
+            "values": self.values,
+            "min": self.min,
+            "median": self.median,
+            "max": self.max,
+        }
 
 
 def repeat(fn: Callable[[], object], repeats: int, warmup: int = 1) -> list[float]:
@@ -92,8 +100,9 @@ def run_json_subprocess(code: str, timeout: int = 900) -> dict:
     (peak memory) or imported.
     """
     env = dict(os.environ, PYTHONHASHSEED="0", HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
-    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
-                            timeout=timeout, env=env)
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=timeout, env=env
+    )
     if result.returncode != 0:
         raise RuntimeError(f"benchmark subprocess failed:\n{result.stdout}\n{result.stderr}")
     return json.loads(result.stdout.strip().splitlines()[-1])

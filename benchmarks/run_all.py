@@ -67,27 +67,41 @@ def deserialise(obj):
 
 def headline(results: dict) -> list[str]:
     """The README's summary of RESULTS.md: medians of the figures the targets are about."""
-    lines = [f"Measured on {results['machine']['cpu']} ({results['machine']['cores']} cores) on "
-             f"{results['machine']['date'][:10]}; medians, with every figure and its min / max in "
-             "[benchmarks/RESULTS.md](benchmarks/RESULTS.md). Ratios are ours / transformers in the same run "
-             "(lower is better).", ""]
+    lines = [
+        f"Measured on {results['machine']['cpu']} ({results['machine']['cores']} cores) on "
+        f"{results['machine']['date'][:10]}; medians, with every figure and its min / max in "
+        "[benchmarks/RESULTS.md](benchmarks/RESULTS.md). Ratios are ours / transformers in the same run "
+        "(lower is better).",
+        "",
+    ]
     if "course" in results:
-        lines.append(f"- Whole course: {results['course']['total'].median:.0f} s (target < {COURSE_TOTAL_S} s).")
+        lines.append(
+            f"- Whole course: {results['course']['total'].median:.0f} s (target < {COURSE_TOTAL_S} s)."
+        )
     for r in results["training"]:
-        lines.append(f"- Training step time ratio, {r['name']}: {r['ratio_fast'].median:.2f} (fast path), "
-                     f"{r['ratio_teaching'].median:.2f} (teaching path); target ≤ {TRAIN_RATIO}.")
+        lines.append(
+            f"- Training step time ratio, {r['name']}: {r['ratio_fast'].median:.2f} (fast path), "
+            f"{r['ratio_teaching'].median:.2f} (teaching path); target ≤ {TRAIN_RATIO}."
+        )
     inf = results["inference"]
-    lines.append(f"- all-MiniLM-L6-v2 inference latency ratio: {inf['eager']['latency_ratio'].median:.2f} (eager), "
-                 f"{inf['sdpa']['latency_ratio'].median:.2f} (sdpa), target ≤ {INFERENCE_RATIO}; peak memory "
-                 f"ratio {inf['eager']['memory_ratio']:.2f} (eager), {inf['sdpa']['memory_ratio']:.2f} (sdpa), "
-                 f"target ≤ {MEMORY_RATIO}.")
+    lines.append(
+        f"- all-MiniLM-L6-v2 inference latency ratio: {inf['eager']['latency_ratio'].median:.2f} (eager), "
+        f"{inf['sdpa']['latency_ratio'].median:.2f} (sdpa), target ≤ {INFERENCE_RATIO}; peak memory "
+        f"ratio {inf['eager']['memory_ratio']:.2f} (eager), {inf['sdpa']['memory_ratio']:.2f} (sdpa), "
+        f"target ≤ {MEMORY_RATIO}."
+    )
     if "quality" in results:
         pre = results["quality"]["pretraining"]["scores"]
-        lines.append(f"- Notebook 06 model on held-out data: masked-word top-1 {pre['mlm_top1'].median:.2f}, top-5 "
-                     f"{pre['mlm_top5'].median:.2f}, NSP {pre['nsp_accuracy'].median:.2f} (targets 0.6 / 0.9 / 0.85).")
+        lines.append(
+            f"- Notebook 06 model on held-out data: masked-word top-1 {pre['mlm_top1'].median:.2f}, top-5 "
+            f"{pre['mlm_top5'].median:.2f}, NSP {pre['nsp_accuracy'].median:.2f} (targets 0.6 / 0.9 / 0.85)."
+        )
         ft = results["quality"]["finetuning"]
-        parts = [f"{task.replace('_', ' ')} {r['metric'].replace('_', ' ')} {r['mini-bert'].median:.2f} "
-                 f"(scratch {r['scratch'].median:.2f})" for task, r in ft["tasks"].items()]
+        parts = [
+            f"{task.replace('_', ' ')} {r['metric'].replace('_', ' ')} {r['mini-bert'].median:.2f} "
+            f"(scratch {r['scratch'].median:.2f})"
+            for task, r in ft["tasks"].items()
+        ]
         lines.append("- Notebook 07, pretrained mini-BERT on the test splits: " + "; ".join(parts) + ".")
     return lines
 
@@ -96,8 +110,10 @@ def update_readme(results: dict) -> None:
     """Replace the block between the README's markers with :func:`headline`."""
     text = README.read_text(encoding="utf-8")
     if README_START not in text or README_END not in text:
-        raise SystemExit(f"README.md lacks the markers {README_START!r} ... {README_END!r}; add them where the "
-                         "benchmark summary belongs.")
+        raise SystemExit(
+            f"README.md lacks the markers {README_START!r} ... {README_END!r}; add them where the "
+            "benchmark summary belongs."
+        )
     before, rest = text.split(README_START, 1)
     after = rest.split(README_END, 1)[1]
     block = "\n".join([README_START, *headline(results), README_END])
@@ -105,63 +121,86 @@ def update_readme(results: dict) -> None:
 
 
 def course_section(course: dict) -> list[str]:
-    lines = ["## 1. Course run time", "",
-             "Every notebook executed headless with nbclient (a fresh kernel each, as `make test` does).", "",
-             "| notebook | seconds (min / median / max) | target | |", "|---|---|---|---|"]
+    lines = [
+        "## 1. Course run time",
+        "",
+        "Every notebook executed headless with nbclient (a fresh kernel each, as `make test` does).",
+        "",
+        "| notebook | seconds (min / median / max) | target | |",
+        "|---|---|---|---|",
+    ]
     for name, summary in course["notebooks"].items():
         number = int(name[:2])
         limit = NOTEBOOK_LIMIT_S.get(name, CONCEPT_NOTEBOOK_S if 1 <= number <= 5 else 60)
         lines.append(f"| `{name}` | {summary.fmt(1)} | < {limit} s | {verdict(summary.median < limit)} |")
     total = course["total"]
-    lines.append(f"| **whole course** | {total.fmt(1)} | < {COURSE_TOTAL_S} s | "
-                 f"{verdict(total.median < COURSE_TOTAL_S)} |")
+    lines.append(
+        f"| **whole course** | {total.fmt(1)} | < {COURSE_TOTAL_S} s | "
+        f"{verdict(total.median < COURSE_TOTAL_S)} |"
+    )
     return lines + [""]
 
 
 def training_section(results: list[dict]) -> list[str]:
-    lines = ["## 2. Training speed: `BertForPreTraining`, ours vs transformers", "",
-             "Identical weights, the same batch (15 % masked, a quarter of the rows padded), AdamW, gradient "
-             "clipping, eager attention on both sides. *Ours (fast)* computes MLM logits only at the masked "
-             "positions (`mlm_logits_at_labels_only=True`), the default in `bertedu.pretrain`; *ours "
-             "(teaching)* is the explicit path the notebooks show. Ratio = our step time / theirs, per repeat "
-             "(lower is better).", "",
-             "| config | batch | ours fast (steps/s) | ours teaching (steps/s) | transformers (steps/s) "
-             "| ratio fast | ratio teaching | target ≤ 1.0 |",
-             "|---|---|---|---|---|---|---|---|"]
+    lines = [
+        "## 2. Training speed: `BertForPreTraining`, ours vs transformers",
+        "",
+        "Identical weights, the same batch (15 % masked, a quarter of the rows padded), AdamW, gradient "
+        "clipping, eager attention on both sides. *Ours (fast)* computes MLM logits only at the masked "
+        "positions (`mlm_logits_at_labels_only=True`), the default in `bertedu.pretrain`; *ours "
+        "(teaching)* is the explicit path the notebooks show. Ratio = our step time / theirs, per repeat "
+        "(lower is better).",
+        "",
+        "| config | batch | ours fast (steps/s) | ours teaching (steps/s) | transformers (steps/s) "
+        "| ratio fast | ratio teaching | target ≤ 1.0 |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for r in results:
         sps = r["steps_per_s"]
-        lines.append(f"| {r['name']}: {r['config']} | {r['batch']} | {sps['ours_fast'].fmt(2)} | "
-                     f"{sps['ours_teaching'].fmt(2)} | {sps['transformers'].fmt(2)} | {r['ratio_fast'].fmt(3)} | "
-                     f"{r['ratio_teaching'].fmt(3)} | {verdict(r['ratio_fast'].median <= TRAIN_RATIO)} |")
+        lines.append(
+            f"| {r['name']}: {r['config']} | {r['batch']} | {sps['ours_fast'].fmt(2)} | "
+            f"{sps['ours_teaching'].fmt(2)} | {sps['transformers'].fmt(2)} | {r['ratio_fast'].fmt(3)} | "
+            f"{r['ratio_teaching'].fmt(3)} | {verdict(r['ratio_fast'].median <= TRAIN_RATIO)} |"
+        )
     return lines + [""]
 
 
 def inference_section(inf: dict) -> list[str]:
-    lines = ["## 3. Inference on the real all-MiniLM-L6-v2 weights", "",
-             f"`BertModel` forward, batch {inf['batch']}, `torch.no_grad()`. Latency: 2 warm-up calls then "
-             "timed calls, in fresh processes, alternating sides. Memory: peak resident memory during the "
-             "first forward pass above the resident memory just before it (fresh process each; "
-             "`/proc/self/clear_refs` resets the peak).", "",
-             "| attention | ours (ms) | transformers (ms) | latency ratio | target ≤ 1.05 | ours peak (MiB) "
-             "| transformers peak (MiB) | memory ratio | target ≤ 1.1 |",
-             "|---|---|---|---|---|---|---|---|---|"]
+    lines = [
+        "## 3. Inference on the real all-MiniLM-L6-v2 weights",
+        "",
+        f"`BertModel` forward, batch {inf['batch']}, `torch.no_grad()`. Latency: 2 warm-up calls then "
+        "timed calls, in fresh processes, alternating sides. Memory: peak resident memory during the "
+        "first forward pass above the resident memory just before it (fresh process each; "
+        "`/proc/self/clear_refs` resets the peak).",
+        "",
+        "| attention | ours (ms) | transformers (ms) | latency ratio | target ≤ 1.05 | ours peak (MiB) "
+        "| transformers peak (MiB) | memory ratio | target ≤ 1.1 |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
     for attn in ("eager", "sdpa"):
         r = inf[attn]
         lines.append(
             f"| {attn} | {r['latency_ms']['ours'].fmt(0)} | {r['latency_ms']['transformers'].fmt(0)} | "
             f"{r['latency_ratio'].fmt(3)} | {verdict(r['latency_ratio'].median <= INFERENCE_RATIO)} | "
             f"{r['forward_peak_mib']['ours'].fmt(0)} | {r['forward_peak_mib']['transformers'].fmt(0)} | "
-            f"{r['memory_ratio']:.3f} | {verdict(r['memory_ratio'] <= MEMORY_RATIO)} |")
+            f"{r['memory_ratio']:.3f} | {verdict(r['memory_ratio'] <= MEMORY_RATIO)} |"
+        )
     return lines + [""]
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--quick", action="store_true", help="fewer repeats (to check the scripts)")
     parser.add_argument("--skip-course", action="store_true", help="do not execute the notebooks")
     parser.add_argument("--skip-quality", action="store_true", help="do not train the quality models")
-    parser.add_argument("--readme-only", action="store_true",
-                        help="only rewrite the README's summary from benchmarks/results.json")
+    parser.add_argument(
+        "--readme-only",
+        action="store_true",
+        help="only rewrite the README's summary from benchmarks/results.json",
+    )
     args = parser.parse_args(argv)
     if args.readme_only:
         update_readme(deserialise(json.loads(RESULTS_JSON.read_text(encoding="utf-8"))))
@@ -185,14 +224,18 @@ def main(argv: list[str] | None = None) -> int:
         ("notebook 06 mini-BERT", course_cfg, 32, 64),
         ("BERT-mini 4/256", BertConfig.from_preset("mini", vocab_size=30522), 16, 128),
     ]
-    results["training"] = [bench_speed.training_speed(name, cfg, batch_size=b, seq_len=t, repeats=repeats,
-                                                      steps=3 if args.quick else 5)
-                           for name, cfg, b, t in configs]
+    results["training"] = [
+        bench_speed.training_speed(
+            name, cfg, batch_size=b, seq_len=t, repeats=repeats, steps=3 if args.quick else 5
+        )
+        for name, cfg, b, t in configs
+    ]
     sections += training_section(results["training"])
 
     print("3/4 inference ...", flush=True)
-    results["inference"] = bench_speed.inference(batch_size=16, seq_len=128, repeats=3 if args.quick else 5,
-                                                 memory_repeats=2 if args.quick else 3)
+    results["inference"] = bench_speed.inference(
+        batch_size=16, seq_len=128, repeats=3 if args.quick else 5, memory_repeats=2 if args.quick else 3
+    )
     sections += inference_section(results["inference"])
 
     if not args.skip_quality:
@@ -201,9 +244,11 @@ def main(argv: list[str] | None = None) -> int:
         sections += bench_quality.section(results["quality"])
 
     header = [
-        "# Benchmarks", "",
+        "# Benchmarks",
+        "",
         "Written by `make bench` (`benchmarks/run_all.py`); do not edit by hand. Figures are "
-        "min / median / max over repeated runs; a target is met when the median meets it.", "",
+        "min / median / max over repeated runs; a target is met when the median meets it.",
+        "",
         f"- date: {info['date']}",
         f"- machine: {info['cpu']}, {info['cores']} cores, torch threads {info['torch_threads']}",
         f"- software: Python {info['python']}, torch {info['torch']}, transformers {info['transformers']}",

@@ -56,7 +56,9 @@ class MiniBert(nn.Module):
     def __init__(self, vocab_size: int, d_model: int = 128, dropout: float = 0.1, init_scale: float = 0.01):
         super().__init__()
         if not isinstance(vocab_size, int) or vocab_size < 2 or not isinstance(d_model, int) or d_model < 1:
-            raise ValueError(f"vocab_size (>= 2) and d_model (>= 1) must be ints, got {vocab_size!r}, {d_model!r}.")
+            raise ValueError(
+                f"vocab_size (>= 2) and d_model (>= 1) must be ints, got {vocab_size!r}, {d_model!r}."
+            )
         self.vocab_size, self.d_model = vocab_size, d_model
         self.E = nn.Parameter(torch.randn(vocab_size, d_model) * init_scale)  # (V, d) token embeddings
         self.W_Q = nn.Parameter(torch.randn(d_model, d_model) * init_scale)  # (d, d)
@@ -68,8 +70,14 @@ class MiniBert(nn.Module):
         self.dropout = nn.Dropout(dropout)
         self.layer_norm = nn.LayerNorm(d_model)  # the seed's default eps (1e-5); BERT uses 1e-12
 
-    def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor | None = None,
-                token_type_ids: torch.Tensor | None = None, *, labels: torch.Tensor | None = None) -> MiniBertOutput:
+    def forward(
+        self,
+        input_ids: torch.Tensor,
+        attention_mask: torch.Tensor | None = None,
+        token_type_ids: torch.Tensor | None = None,
+        *,
+        labels: torch.Tensor | None = None,
+    ) -> MiniBertOutput:
         if input_ids.dim() != 2:
             raise ValueError(f"input_ids must be (B, T), got shape {tuple(input_ids.shape)}.")
         X = self.E[input_ids]  # (B, T, d): no position embedding is added
@@ -88,8 +96,9 @@ class MiniBert(nn.Module):
         return MiniBertOutput(loss, logits, A)
 
 
-def mask_one_word(input_ids: torch.Tensor, attention_mask: torch.Tensor, mask_token_id: int,
-                  generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
+def mask_one_word(
+    input_ids: torch.Tensor, attention_mask: torch.Tensor, mask_token_id: int, generator: torch.Generator
+) -> tuple[torch.Tensor, torch.Tensor]:
     """Seed 002's masking: exactly one real token per sentence, chosen uniformly, becomes [MASK].
 
     ``input_ids``, ``attention_mask``: ``(B, T)``. Returns ``(masked_ids, labels)``, labels -100 except at
@@ -105,8 +114,17 @@ def mask_one_word(input_ids: torch.Tensor, attention_mask: torch.Tensor, mask_to
     return masked, labels
 
 
-def train_baseline(sentences: list[str], tokenizer, *, steps: int, batch_size: int = 32, learning_rate: float = 1e-3,
-                   d_model: int = 128, seed: int = 0, log_every: int = 10) -> tuple[MiniBert, list[dict]]:
+def train_baseline(
+    sentences: list[str],
+    tokenizer,
+    *,
+    steps: int,
+    batch_size: int = 32,
+    learning_rate: float = 1e-3,
+    d_model: int = 128,
+    seed: int = 0,
+    log_every: int = 10,
+) -> tuple[MiniBert, list[dict]]:
     """Train a :class:`MiniBert` on ``sentences`` with seed 002's recipe (one [MASK] per sentence, Adam at
     a constant ``learning_rate``), in shuffled batches of ``batch_size`` sentences for ``steps`` steps.
 
@@ -132,7 +150,7 @@ def train_baseline(sentences: list[str], tokenizer, *, steps: int, batch_size: i
         b = step % per_epoch
         if b == 0 and step:
             order = torch.randperm(len(ids), generator=generator)
-        rows = order[b * batch_size:(b + 1) * batch_size]
+        rows = order[b * batch_size : (b + 1) * batch_size]
         batch_mask = mask[rows]
         width = int(batch_mask.sum(dim=1).max())  # trim the padding this batch does not need
         batch_ids, batch_mask = ids[rows, :width], batch_mask[:, :width]
@@ -147,7 +165,9 @@ def train_baseline(sentences: list[str], tokenizer, *, steps: int, batch_size: i
         total += targets.numel()
         if (step + 1) % log_every == 0 or step + 1 == steps:
             n = (step % log_every) + 1
-            history.append({"step": step + 1, "split": "train", "mlm_loss": losses / n, "mlm_accuracy": correct / total})
+            history.append(
+                {"step": step + 1, "split": "train", "mlm_loss": losses / n, "mlm_accuracy": correct / total}
+            )
             losses, correct, total = 0.0, 0, 0
     return model.eval(), history
 
@@ -164,8 +184,15 @@ def train_course_baseline(steps: int | None = None) -> tuple[MiniBert, BertToken
     documents = read_corpus(resolve_path(config.corpus))
     tokenizer = course_tokenizer(documents, config.vocab_size)
     sentences = [s for doc in documents for s in doc]
-    model, _ = train_baseline(sentences, tokenizer, steps=config.steps if steps is None else steps,
-                              batch_size=config.batch_size, learning_rate=1e-3, d_model=128, seed=config.seed)
+    model, _ = train_baseline(
+        sentences,
+        tokenizer,
+        steps=config.steps if steps is None else steps,
+        batch_size=config.batch_size,
+        learning_rate=1e-3,
+        d_model=128,
+        seed=config.seed,
+    )
     return model, tokenizer
 
 
@@ -180,5 +207,9 @@ def evaluate_course_baseline(steps: int | None = None) -> dict[str, float]:
     model, tokenizer = train_course_baseline(steps)
     items = load_masked_word_items(resolve_path(config.mlm_eval_file))
     result = masked_word_accuracy(model, tokenizer, items, k=5)
-    return {"mlm_top1": result["top1"], "mlm_top5": result["top5"], "mlm_items": len(items),
-            "steps": config.steps if steps is None else steps}
+    return {
+        "mlm_top1": result["top1"],
+        "mlm_top5": result["top5"],
+        "mlm_items": len(items),
+        "steps": config.steps if steps is None else steps,
+    }

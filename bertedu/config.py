@@ -80,8 +80,16 @@ class BertConfig:
     # ----------------------------------------------------------------------------------------------
     def validate(self) -> None:
         """Raise ``ValueError`` with a clear message if the sizes cannot make a working BERT."""
-        for name in ("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads",
-                     "intermediate_size", "max_position_embeddings", "type_vocab_size", "num_labels"):
+        for name in (
+            "vocab_size",
+            "hidden_size",
+            "num_hidden_layers",
+            "num_attention_heads",
+            "intermediate_size",
+            "max_position_embeddings",
+            "type_vocab_size",
+            "num_labels",
+        ):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
                 raise ValueError(f"BertConfig.{name} must be a positive integer, got {value!r}.")
@@ -101,11 +109,15 @@ class BertConfig:
             if not isinstance(value, (int, float)) or not 0.0 <= value < 1.0:
                 raise ValueError(f"BertConfig.{name} must be a probability in [0, 1), got {value!r}.")
         if self.classifier_dropout is not None and not 0.0 <= self.classifier_dropout < 1.0:
-            raise ValueError(f"classifier_dropout must be None or in [0, 1), got {self.classifier_dropout!r}.")
+            raise ValueError(
+                f"classifier_dropout must be None or in [0, 1), got {self.classifier_dropout!r}."
+            )
         if not self.initializer_range > 0:
             raise ValueError(f"initializer_range must be positive, got {self.initializer_range!r}.")
         if not self.layer_norm_eps > 0:
-            raise ValueError(f"layer_norm_eps must be positive (BERT uses 1e-12), got {self.layer_norm_eps!r}.")
+            raise ValueError(
+                f"layer_norm_eps must be positive (BERT uses 1e-12), got {self.layer_norm_eps!r}."
+            )
         if self.pad_token_id is not None and not 0 <= self.pad_token_id < self.vocab_size:
             raise ValueError(
                 f"pad_token_id ({self.pad_token_id}) must be a token id in [0, vocab_size={self.vocab_size})."
@@ -129,7 +141,9 @@ class BertConfig:
         """
         key = name.lower()
         if key not in PRESETS:
-            raise ValueError(f"Unknown preset {name!r}; choose one of {sorted(PRESETS, key=list(PRESETS).index)}.")
+            raise ValueError(
+                f"Unknown preset {name!r}; choose one of {sorted(PRESETS, key=list(PRESETS).index)}."
+            )
         return cls(**{**PRESETS[key], **overrides})
 
     def replace(self, **changes: Any) -> BertConfig:
@@ -161,7 +175,9 @@ class BertConfig:
             raise ValueError(f"This is a {model_type!r} config, not a BERT one (model_type must be 'bert').")
         for key, allowed in _UNSUPPORTED.items():
             if data.get(key, None) not in allowed:
-                raise ValueError(f"{key}={data[key]!r} is not supported: bertedu builds the original BERT encoder.")
+                raise ValueError(
+                    f"{key}={data[key]!r} is not supported: bertedu builds the original BERT encoder."
+                )
         if "num_labels" not in data and isinstance(data.get("id2label"), dict):
             data["num_labels"] = len(data["id2label"])  # transformers stores labels, not their number
         if data.get("attn_implementation") is None:

@@ -72,7 +72,7 @@ def read_corpus(path: str | os.PathLike, *, max_line_chars: int = 1000) -> list[
         line_no = raw.count(b"\n", 0, err.start) + 1
         raise ValueError(
             f"{path} is not valid UTF-8: line {line_no}, byte {err.start - line_start} of that line (offset "
-            f"{err.start} in the file) is {raw[err.start:err.end]!r}. The file was probably saved in another "
+            f"{err.start} in the file) is {raw[err.start : err.end]!r}. The file was probably saved in another "
             "encoding (e.g. Latin-1 or Windows-1252). Re-save it as UTF-8, e.g. "
             f"`iconv -f latin1 -t utf-8 {path.name} > fixed.txt`, or in Python: "
             "Path(p).write_text(Path(p).read_text(encoding='latin-1'), encoding='utf-8')."
@@ -96,12 +96,18 @@ def read_corpus(path: str | os.PathLike, *, max_line_chars: int = 1000) -> list[
         documents.pop()
     if skipped:
         more = f" and {len(skipped) - 10} more" if len(skipped) > 10 else ""
-        warnings.warn(f"read_corpus skipped {len(skipped)} line(s) of {path}: {'; '.join(skipped[:10])}{more}. "
-                      "Fix or delete them to silence this warning.", stacklevel=2)
+        warnings.warn(
+            f"read_corpus skipped {len(skipped)} line(s) of {path}: {'; '.join(skipped[:10])}{more}. "
+            "Fix or delete them to silence this warning.",
+            stacklevel=2,
+        )
     if not documents:
-        what = "is empty" if not raw.strip() else "has no usable sentence (every line is blank or was skipped)"
-        raise ValueError(f"Corpus file {path} {what}. Write one sentence per line, with a blank line between "
-                         "documents.")
+        what = (
+            "is empty" if not raw.strip() else "has no usable sentence (every line is blank or was skipped)"
+        )
+        raise ValueError(
+            f"Corpus file {path} {what}. Write one sentence per line, with a blank line between documents."
+        )
     return documents
 
 
@@ -164,8 +170,11 @@ class NSPPairSampler:
             self.count[d] = self.count.get(d, 0) + 1
         unused = sum(1 for doc in documents if len(doc) == 1)
         if unused:
-            warnings.warn(f"{unused} document(s) have a single sentence and cannot take part in NSP pairs "
-                          "(no sentence follows another inside them).", stacklevel=2)
+            warnings.warn(
+                f"{unused} document(s) have a single sentence and cannot take part in NSP pairs "
+                "(no sentence follows another inside them).",
+                stacklevel=2,
+            )
 
     def sample(self, rng: random.Random) -> NSPPair:
         """One pair, drawn with ``rng`` (a ``random.Random``)."""
@@ -188,25 +197,39 @@ def check_nsp_documents(documents: Sequence[Sequence]) -> None:
     two or more sentences (IsNext needs a next sentence, NotNext a second document). Introduced in notebook 03.
     """
     if isinstance(documents, (str, bytes)) or not isinstance(documents, Sequence) or not documents:
-        raise ValueError("Expected documents as a non-empty list of lists of sentences (as read_corpus returns).")
+        raise ValueError(
+            "Expected documents as a non-empty list of lists of sentences (as read_corpus returns)."
+        )
     for d, doc in enumerate(documents):
         if isinstance(doc, str) or not isinstance(doc, Sequence) or len(doc) == 0:
             raise ValueError(f"Document {d} must be a non-empty list of sentences, got {doc!r:.60}.")
         for s, sentence in enumerate(doc):
             if len(sentence) == 0 or (isinstance(sentence, str) and not sentence.strip()):
-                raise ValueError(f"Document {d}, sentence {s} is empty ({sentence!r}); remove it or give it text.")
+                raise ValueError(
+                    f"Document {d}, sentence {s} is empty ({sentence!r}); remove it or give it text."
+                )
     if len(documents) < 2:
-        raise ValueError("NSP needs at least two documents: a NotNext B must come from a different document "
-                         "than A. Separate the documents of your corpus with blank lines.")
+        raise ValueError(
+            "NSP needs at least two documents: a NotNext B must come from a different document "
+            "than A. Separate the documents of your corpus with blank lines."
+        )
     multi = sum(1 for doc in documents if len(doc) >= 2)
     if multi < 2:
-        raise ValueError(f"NSP needs at least two documents with two or more sentences (found {multi}): IsNext "
-                         "takes B from the sentence after A in the same document, NotNext from another one. "
-                         "Put related sentences together in documents separated by blank lines.")
+        raise ValueError(
+            f"NSP needs at least two documents with two or more sentences (found {multi}): IsNext "
+            "takes B from the sentence after A in the same document, NotNext from another one. "
+            "Put related sentences together in documents separated by blank lines."
+        )
 
 
-def make_nsp_pairs(documents: Sequence[Sequence], num_pairs: int, *, seed: int = 0, max_sentences: int = 2,
-                   is_next_prob: float = 0.5) -> list[NSPPair]:
+def make_nsp_pairs(
+    documents: Sequence[Sequence],
+    num_pairs: int,
+    *,
+    seed: int = 0,
+    max_sentences: int = 2,
+    is_next_prob: float = 0.5,
+) -> list[NSPPair]:
     """``num_pairs`` NSP pairs drawn with ``random.Random(seed)`` (for inspection and statistics).
 
     Introduced in notebook 03.
@@ -229,11 +252,17 @@ def truncate_seq_pair(tokens_a: list, tokens_b: list, max_num_tokens: int) -> tu
             n_a -= 1
         else:
             n_b -= 1
-    return tokens_a[len(tokens_a) - n_a:], tokens_b[:n_b]
+    return tokens_a[len(tokens_a) - n_a :], tokens_b[:n_b]
 
 
-def build_nsp_example(token_documents: Sequence[Sequence[Sequence[int]]], pair: NSPPair, *, cls_token_id: int,
-                      sep_token_id: int, max_length: int) -> dict:
+def build_nsp_example(
+    token_documents: Sequence[Sequence[Sequence[int]]],
+    pair: NSPPair,
+    *,
+    cls_token_id: int,
+    sep_token_id: int,
+    max_length: int,
+) -> dict:
     """``[CLS] A [SEP] B [SEP]`` ids for ``pair``, at most ``max_length`` long.
 
     Returns ``{"input_ids": [...], "token_type_ids": [...], "next_sentence_label": 0 or 1}``; segment ids
@@ -242,8 +271,8 @@ def build_nsp_example(token_documents: Sequence[Sequence[Sequence[int]]], pair: 
     if max_length < 5:
         raise ValueError(f"max_length={max_length} is too short for [CLS] A [SEP] B [SEP] (at least 5).")
     a, b = pair.a, pair.b
-    tokens_a = [t for sentence in token_documents[a.doc][a.start:a.stop] for t in sentence]
-    tokens_b = [t for sentence in token_documents[b.doc][b.start:b.stop] for t in sentence]
+    tokens_a = [t for sentence in token_documents[a.doc][a.start : a.stop] for t in sentence]
+    tokens_b = [t for sentence in token_documents[b.doc][b.start : b.stop] for t in sentence]
     tokens_a, tokens_b = truncate_seq_pair(tokens_a, tokens_b, max_length - 3)
     return {
         "input_ids": [cls_token_id, *tokens_a, sep_token_id, *tokens_b, sep_token_id],
@@ -276,9 +305,18 @@ class PretrainingDataset(torch.utils.data.Dataset):
     none are needed: an item costs microseconds). Introduced in notebook 06.
     """
 
-    def __init__(self, documents: Sequence[Sequence[str]], tokenizer, *, max_length: int = 64,
-                 num_pairs: int | None = None, max_sentences: int = 2, is_next_prob: float = 0.5,
-                 seed: int = 0, resample_pairs: bool = True):
+    def __init__(
+        self,
+        documents: Sequence[Sequence[str]],
+        tokenizer,
+        *,
+        max_length: int = 64,
+        num_pairs: int | None = None,
+        max_sentences: int = 2,
+        is_next_prob: float = 0.5,
+        seed: int = 0,
+        resample_pairs: bool = True,
+    ):
         check_nsp_documents(documents)
         if not isinstance(max_length, int) or max_length < 5:
             raise ValueError(f"max_length must be an int >= 5 ([CLS] A [SEP] B [SEP]), got {max_length!r}.")
@@ -295,13 +333,19 @@ class PretrainingDataset(torch.utils.data.Dataset):
             self.token_documents.append([])
             for s, sentence in enumerate(doc):
                 if not isinstance(sentence, str):
-                    raise ValueError(f"Document {d}, sentence {s} is {type(sentence).__name__}, expected str.")
+                    raise ValueError(
+                        f"Document {d}, sentence {s} is {type(sentence).__name__}, expected str."
+                    )
                 ids = tokenizer.convert_tokens_to_ids(tokenizer.tokenize(sentence))
                 if not ids:
-                    raise ValueError(f"Document {d}, sentence {s} ({sentence!r}) has no tokens after "
-                                     "tokenization (only control or invisible characters?); remove it.")
+                    raise ValueError(
+                        f"Document {d}, sentence {s} ({sentence!r}) has no tokens after "
+                        "tokenization (only control or invisible characters?); remove it."
+                    )
                 self.token_documents[-1].append(ids)
-        self.sampler = NSPPairSampler(self.token_documents, max_sentences=max_sentences, is_next_prob=is_next_prob)
+        self.sampler = NSPPairSampler(
+            self.token_documents, max_sentences=max_sentences, is_next_prob=is_next_prob
+        )
         self.num_pairs = sum(map(len, documents)) if num_pairs is None else num_pairs
         if not isinstance(self.num_pairs, int) or self.num_pairs < 1:
             raise ValueError(f"num_pairs must be a positive int, got {num_pairs!r}.")
@@ -334,8 +378,13 @@ class PretrainingDataset(torch.utils.data.Dataset):
     def __getitem__(self, index: int) -> dict:
         if not 0 <= index < self.num_pairs:
             raise IndexError(f"index {index} out of range for a dataset of {self.num_pairs} pairs")
-        example = build_nsp_example(self.token_documents, self.pairs()[index], max_length=self.max_length,
-                                    cls_token_id=self.tokenizer.cls_token_id, sep_token_id=self.tokenizer.sep_token_id)
+        example = build_nsp_example(
+            self.token_documents,
+            self.pairs()[index],
+            max_length=self.max_length,
+            cls_token_id=self.tokenizer.cls_token_id,
+            sep_token_id=self.tokenizer.sep_token_id,
+        )
         example["mask_seed"] = self._mask_seed + index  # the collator hashes the seeds of a batch together
         return example
 
@@ -353,13 +402,26 @@ class PretrainingCollator:
     Introduced in notebook 06.
     """
 
-    def __init__(self, tokenizer, *, mlm_probability: float = 0.15, mask_replace_prob: float = 0.8,
-                 random_replace_prob: float = 0.1, selection: str = "bernoulli", whole_word_mask: bool = False,
-                 pad_to_multiple_of: int | None = None, generator: torch.Generator | None = None):
+    def __init__(
+        self,
+        tokenizer,
+        *,
+        mlm_probability: float = 0.15,
+        mask_replace_prob: float = 0.8,
+        random_replace_prob: float = 0.1,
+        selection: str = "bernoulli",
+        whole_word_mask: bool = False,
+        pad_to_multiple_of: int | None = None,
+        generator: torch.Generator | None = None,
+    ):
         _check_probabilities(mlm_probability, mask_replace_prob, random_replace_prob, selection)
         self.tokenizer = tokenizer
-        self.masking = {"mlm_probability": mlm_probability, "mask_replace_prob": mask_replace_prob,
-                        "random_replace_prob": random_replace_prob, "selection": selection}
+        self.masking = {
+            "mlm_probability": mlm_probability,
+            "mask_replace_prob": mask_replace_prob,
+            "random_replace_prob": random_replace_prob,
+            "selection": selection,
+        }
         self.whole_word_mask = whole_word_mask
         self.pad_to_multiple_of = pad_to_multiple_of
         self.generator = generator
@@ -373,16 +435,21 @@ class PretrainingCollator:
         pad = self.tokenizer.pad_token_id
         lengths = [len(ex["input_ids"]) for ex in examples]
         # (numpy turns a list of lists into an array ~5x faster than torch.tensor does)
-        input_ids = _long_tensor([ex["input_ids"] + [pad] * (T - n) for ex, n in zip(examples, lengths)])  # (B, T)
-        token_type_ids = _long_tensor([ex["token_type_ids"] + [0] * (T - n) for ex, n in zip(examples, lengths)])
+        input_ids = _long_tensor(
+            [ex["input_ids"] + [pad] * (T - n) for ex, n in zip(examples, lengths)]
+        )  # (B, T)
+        token_type_ids = _long_tensor(
+            [ex["token_type_ids"] + [0] * (T - n) for ex, n in zip(examples, lengths)]
+        )
         attention_mask = _long_tensor([[1] * n + [0] * (T - n) for n in lengths])  # (B, T) 1 = token, 0 = pad
 
         generator = self.generator
         if all("mask_seed" in ex for ex in examples):
             generator = torch.Generator().manual_seed(stable_seed(*(ex["mask_seed"] for ex in examples)))
         word_ids = self.tokenizer.word_ids(input_ids) if self.whole_word_mask else None
-        masked_ids, labels = mask_tokens(input_ids, tokenizer=self.tokenizer, word_ids=word_ids,
-                                         generator=generator, **self.masking)
+        masked_ids, labels = mask_tokens(
+            input_ids, tokenizer=self.tokenizer, word_ids=word_ids, generator=generator, **self.masking
+        )
         return {
             "input_ids": masked_ids,
             "token_type_ids": token_type_ids,
@@ -401,8 +468,16 @@ def num_batches(num_examples: int, batch_size: int, drop_last: bool = False) -> 
     return num_examples // batch_size if drop_last else -(-num_examples // batch_size)
 
 
-def iterate_batches(dataset: PretrainingDataset, collator: PretrainingCollator, batch_size: int, *, epoch: int,
-                    start_batch: int = 0, shuffle: bool = True, drop_last: bool = False) -> Iterator[dict]:
+def iterate_batches(
+    dataset: PretrainingDataset,
+    collator: PretrainingCollator,
+    batch_size: int,
+    *,
+    epoch: int,
+    start_batch: int = 0,
+    shuffle: bool = True,
+    drop_last: bool = False,
+) -> Iterator[dict]:
     """The batches of one epoch, in an order fixed by ``(dataset.seed, epoch)``, from ``start_batch`` on.
 
     Introduced in notebook 06.
@@ -416,12 +491,18 @@ def iterate_batches(dataset: PretrainingDataset, collator: PretrainingCollator, 
     else:
         order = list(range(len(dataset)))
     for b in range(start_batch, num_batches(len(dataset), batch_size, drop_last)):
-        yield collator([dataset[i] for i in order[b * batch_size:(b + 1) * batch_size]])
+        yield collator([dataset[i] for i in order[b * batch_size : (b + 1) * batch_size]])
 
 
-def pretraining_batches(dataset: PretrainingDataset, collator: PretrainingCollator, batch_size: int, *,
-                        start_step: int = 0, shuffle: bool = True,
-                        drop_last: bool = False) -> Iterator[tuple[int, dict]]:
+def pretraining_batches(
+    dataset: PretrainingDataset,
+    collator: PretrainingCollator,
+    batch_size: int,
+    *,
+    start_step: int = 0,
+    shuffle: bool = True,
+    drop_last: bool = False,
+) -> Iterator[tuple[int, dict]]:
     """Endless stream of ``(step, batch)``, epoch after epoch; batch ``step`` depends only on
     ``(dataset.seed, step)`` (and the settings), so ``start_step=n`` resumes a run exactly after n steps.
 
@@ -429,12 +510,21 @@ def pretraining_batches(dataset: PretrainingDataset, collator: PretrainingCollat
     """
     per_epoch = num_batches(len(dataset), batch_size, drop_last)
     if per_epoch == 0:
-        raise ValueError(f"The dataset has {len(dataset)} examples, fewer than batch_size={batch_size} with "
-                         "drop_last=True: no batch to give. Use a smaller batch_size or drop_last=False.")
+        raise ValueError(
+            f"The dataset has {len(dataset)} examples, fewer than batch_size={batch_size} with "
+            "drop_last=True: no batch to give. Use a smaller batch_size or drop_last=False."
+        )
     step = start_step
     while True:
         epoch, first = divmod(step, per_epoch)
-        for batch in iterate_batches(dataset, collator, batch_size, epoch=epoch, start_batch=first,
-                                     shuffle=shuffle, drop_last=drop_last):
+        for batch in iterate_batches(
+            dataset,
+            collator,
+            batch_size,
+            epoch=epoch,
+            start_batch=first,
+            shuffle=shuffle,
+            drop_last=drop_last,
+        ):
             yield step, batch
             step += 1

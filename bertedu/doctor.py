@@ -71,8 +71,11 @@ class Report:
             if c.fix and c.status != "OK":
                 out.append(f"{'':7}{'':<{width}}  fix: {c.fix}")
         failed = sum(c.status == "FAIL" for c in self.checks)
-        out.append("All checks passed: you are ready for the course." if not failed
-                   else f"{failed} check(s) failed: follow the 'fix' lines above, then run the doctor again.")
+        out.append(
+            "All checks passed: you are ready for the course."
+            if not failed
+            else f"{failed} check(s) failed: follow the 'fix' lines above, then run the doctor again."
+        )
         return out
 
     def __str__(self) -> str:
@@ -84,8 +87,12 @@ class Report:
 def _check_python() -> Check:
     version = ".".join(map(str, sys.version_info[:3]))
     if sys.version_info[:2] < MIN_PYTHON:
-        return Check("python", "FAIL", f"{version} is too old",
-                     f"install Python {MIN_PYTHON[0]}.{MIN_PYTHON[1]} or newer (3.11 is tested)")
+        return Check(
+            "python",
+            "FAIL",
+            f"{version} is too old",
+            f"install Python {MIN_PYTHON[0]}.{MIN_PYTHON[1]} or newer (3.11 is tested)",
+        )
     return Check("python", "OK", version)
 
 
@@ -94,8 +101,9 @@ def _check_package(dist: str, module: str, tested: str) -> Check:
     try:
         importlib.import_module(module)
     except Exception as exc:  # ImportError, or a broken install raising something else on import
-        return Check(dist, "FAIL", f"cannot be imported ({type(exc).__name__}: {exc})",
-                     f"{pin}  (or {FIX_ALL})")
+        return Check(
+            dist, "FAIL", f"cannot be imported ({type(exc).__name__}: {exc})", f"{pin}  (or {FIX_ALL})"
+        )
     try:
         installed = metadata.version(dist)
     except metadata.PackageNotFoundError:
@@ -133,7 +141,9 @@ def _check_minilm() -> Check:
     missing = [name for name in MINILM_FILES if not (folder / name).is_file()]
     if missing:
         return Check("pretrained MiniLM", "FAIL", f"model files missing: {', '.join(missing)}", fix)
-    return Check("pretrained MiniLM", "OK", "all-MiniLM-L6-v2 files found (config.json, model.safetensors, vocab.txt)")
+    return Check(
+        "pretrained MiniLM", "OK", "all-MiniLM-L6-v2 files found (config.json, model.safetensors, vocab.txt)"
+    )
 
 
 def _check_course_files() -> Check:
@@ -142,8 +152,12 @@ def _check_course_files() -> Check:
 
         root = repo_root()
     except FileNotFoundError:
-        return Check("course files", "WARN", "data/simple_sentences.txt not found from this folder",
-                     "run the doctor from inside the bertedu repository (or its notebooks/ folder)")
+        return Check(
+            "course files",
+            "WARN",
+            "data/simple_sentences.txt not found from this folder",
+            "run the doctor from inside the bertedu repository (or its notebooks/ folder)",
+        )
     notebooks = len(list((root / "notebooks").glob("[0-9][0-9]_*.ipynb")))
     return Check("course files", "OK", f"data/ found, {notebooks} notebooks")
 
@@ -152,8 +166,12 @@ def _check_widgets_frontend() -> Check:
     try:
         version = metadata.version("jupyterlab_widgets")
     except metadata.PackageNotFoundError:
-        return Check("widgets front end", "FAIL", "jupyterlab_widgets is missing: quizzes would not render",
-                     "pip install 'ipywidgets==8.1.9'")
+        return Check(
+            "widgets front end",
+            "FAIL",
+            "jupyterlab_widgets is missing: quizzes would not render",
+            "pip install 'ipywidgets==8.1.9'",
+        )
     return Check("widgets front end", "OK", f"jupyterlab_widgets {version}")
 
 

@@ -72,23 +72,31 @@ def _read_tsv(path: str | os.PathLike, columns: Sequence[str]) -> list[tuple[int
     further columns (e.g. ``note`` in ``probes.tsv``) are checked for count and dropped."""
     path = Path(path)
     if not path.is_file():
-        raise FileNotFoundError(f"Evaluation file {path} does not exist; the course's are in data/ "
-                                "(bertedu.utils.data_path('mlm_eval.tsv')).")
+        raise FileNotFoundError(
+            f"Evaluation file {path} does not exist; the course's are in data/ "
+            "(bertedu.utils.data_path('mlm_eval.tsv'))."
+        )
     with open(path, encoding="utf-8", newline="") as fh:
         rows = list(csv.reader(fh, delimiter="\t", quoting=csv.QUOTE_NONE))
     rows = [(i, r) for i, r in enumerate(rows, start=1) if any(cell.strip() for cell in r)]
     if not rows:
-        raise ValueError(f"{path} is empty; expected a header line ({chr(9).join(columns)}) and one item per line.")
+        raise ValueError(
+            f"{path} is empty; expected a header line ({chr(9).join(columns)}) and one item per line."
+        )
     header = [cell.strip().lower() for cell in rows[0][1]]
-    if header[:len(columns)] != list(columns):
-        raise ValueError(f"{path}: the first line must be the header {'<TAB>'.join(columns)} (further columns, "
-                         f"e.g. a note, may follow), got {rows[0][1]!r}.")
+    if header[: len(columns)] != list(columns):
+        raise ValueError(
+            f"{path}: the first line must be the header {'<TAB>'.join(columns)} (further columns, "
+            f"e.g. a note, may follow), got {rows[0][1]!r}."
+        )
     body = []
     for line_no, row in rows[1:]:
         if len(row) != len(header):
-            raise ValueError(f"{path}, line {line_no}: expected {len(header)} tab-separated fields "
-                             f"({', '.join(header)}), got {len(row)}: {row!r}.")
-        body.append((line_no, [cell.strip() for cell in row[:len(columns)]]))
+            raise ValueError(
+                f"{path}, line {line_no}: expected {len(header)} tab-separated fields "
+                f"({', '.join(header)}), got {len(row)}: {row!r}."
+            )
+        body.append((line_no, [cell.strip() for cell in row[: len(columns)]]))
     if not body:
         raise ValueError(f"{path} has a header but no items.")
     return body
@@ -103,7 +111,9 @@ def load_masked_word_items(path: str | os.PathLike) -> list[MaskedWordItem]:
     items = []
     for line_no, (sentence, answers) in _read_tsv(path, ("sentence", "answers")):
         if sentence.count("[MASK]") != 1:
-            raise ValueError(f"{path}, line {line_no}: the sentence must contain exactly one [MASK], got {sentence!r}.")
+            raise ValueError(
+                f"{path}, line {line_no}: the sentence must contain exactly one [MASK], got {sentence!r}."
+            )
         words = tuple(a.strip().lower() for a in answers.split("|") if a.strip())
         if not words:
             raise ValueError(f"{path}, line {line_no}: no answer given for {sentence!r}.")
@@ -120,7 +130,9 @@ def load_nsp_items(path: str | os.PathLike) -> list[NSPItem]:
     for line_no, (a, b, label) in _read_tsv(path, ("sentence_a", "sentence_b", "label")):
         key = label.strip().lower()
         if key not in NSP_LABELS:
-            raise ValueError(f"{path}, line {line_no}: label must be IsNext or NotNext (or 0 / 1), got {label!r}.")
+            raise ValueError(
+                f"{path}, line {line_no}: label must be IsNext or NotNext (or 0 / 1), got {label!r}."
+            )
         if not a or not b:
             raise ValueError(f"{path}, line {line_no}: both sentences must be non-empty.")
         items.append(NSPItem(a, b, NSP_LABELS[key]))
@@ -154,8 +166,9 @@ def candidate_mask(tokenizer) -> torch.Tensor:
     return torch.tensor([i not in special and not t.startswith("##") for i, t in enumerate(tokens)])
 
 
-def masked_word_probabilities(model: torch.nn.Module, tokenizer, sentences: Sequence[str],
-                              batch_size: int = 64) -> torch.Tensor:
+def masked_word_probabilities(
+    model: torch.nn.Module, tokenizer, sentences: Sequence[str], batch_size: int = 64
+) -> torch.Tensor:
     """The model's probabilities for the ``[MASK]`` of each sentence: ``(N sentences, V)``, rows sum to 1.
 
     Each sentence needs exactly one ``[MASK]``. Introduced in notebook 06.
@@ -165,16 +178,21 @@ def masked_word_probabilities(model: torch.nn.Module, tokenizer, sentences: Sequ
     rows = []
     with evaluating(model):
         for start in range(0, len(sentences), batch_size):
-            chunk = list(sentences[start:start + batch_size])
-            enc = tokenizer(chunk, padding=True, return_tensors="pt", add_special_tokens=_uses_special_tokens(model))
+            chunk = list(sentences[start : start + batch_size])
+            enc = tokenizer(
+                chunk, padding=True, return_tensors="pt", add_special_tokens=_uses_special_tokens(model)
+            )
             ids = enc["input_ids"]  # (B, T)
             is_mask = ids == tokenizer.mask_token_id  # (B, T)
             counts = is_mask.sum(dim=1)
             if (counts != 1).any():
                 i = int((counts != 1).nonzero()[0, 0])
-                raise ValueError(f"Each sentence needs exactly one [MASK]; {chunk[i]!r} has {int(counts[i])}.")
-            logits = model(ids, attention_mask=enc["attention_mask"],
-                           token_type_ids=enc["token_type_ids"]).prediction_logits  # (B, T, V)
+                raise ValueError(
+                    f"Each sentence needs exactly one [MASK]; {chunk[i]!r} has {int(counts[i])}."
+                )
+            logits = model(
+                ids, attention_mask=enc["attention_mask"], token_type_ids=enc["token_type_ids"]
+            ).prediction_logits  # (B, T, V)
             rows.append(torch.softmax(logits[is_mask], dim=-1))  # (B, V): one [MASK] per row
     return torch.cat(rows) if rows else torch.empty(0, tokenizer.vocab_size)
 
@@ -210,8 +228,9 @@ def _answer_ids(tokenizer, item: MaskedWordItem) -> list[int]:
     return ids
 
 
-def masked_word_accuracy(model: torch.nn.Module, tokenizer, items: Sequence[MaskedWordItem], k: int = 5,
-                         batch_size: int = 64) -> dict:
+def masked_word_accuracy(
+    model: torch.nn.Module, tokenizer, items: Sequence[MaskedWordItem], k: int = 5, batch_size: int = 64
+) -> dict:
     """Top-1 and top-``k`` accuracy on masked-word items.
 
     Returns ``{"top1": float, f"top{k}": float, "n": int, "predictions": [[token, ...] (k best) per item],
@@ -220,7 +239,9 @@ def masked_word_accuracy(model: torch.nn.Module, tokenizer, items: Sequence[Mask
     if not items:
         raise ValueError("No items to evaluate.")
     answer_ids = [_answer_ids(tokenizer, item) for item in items]
-    probs = masked_word_probabilities(model, tokenizer, [item.sentence for item in items], batch_size)  # (N, V)
+    probs = masked_word_probabilities(
+        model, tokenizer, [item.sentence for item in items], batch_size
+    )  # (N, V)
     ranked = probs.masked_fill(~candidate_mask(tokenizer), -1.0)
     top = torch.topk(ranked, k, dim=-1).indices  # (N, k)
     hits = torch.tensor([[int(t) in set(ids) for t in row] for row, ids in zip(top, answer_ids)])  # (N, k)
@@ -233,41 +254,70 @@ def masked_word_accuracy(model: torch.nn.Module, tokenizer, items: Sequence[Mask
     }
 
 
-def nsp_logits(model: torch.nn.Module, tokenizer, pairs: Iterable[tuple[str, str]], batch_size: int = 64,
-               max_length: int | None = None) -> torch.Tensor:
+def nsp_logits(
+    model: torch.nn.Module,
+    tokenizer,
+    pairs: Iterable[tuple[str, str]],
+    batch_size: int = 64,
+    max_length: int | None = None,
+) -> torch.Tensor:
     """NSP logits ``(N, 2)`` (column 0 = IsNext) for ``(sentence_a, sentence_b)`` pairs. Notebook 06."""
     pairs = list(pairs)
     rows = []
     with evaluating(model):
         for start in range(0, len(pairs), batch_size):
-            chunk = pairs[start:start + batch_size]
-            enc = tokenizer([a for a, _ in chunk], [b for _, b in chunk], padding=True, return_tensors="pt",
-                            truncation=max_length is not None, max_length=max_length)
+            chunk = pairs[start : start + batch_size]
+            enc = tokenizer(
+                [a for a, _ in chunk],
+                [b for _, b in chunk],
+                padding=True,
+                return_tensors="pt",
+                truncation=max_length is not None,
+                max_length=max_length,
+            )
             logits = getattr(model(**enc), "seq_relationship_logits", None)  # (B, 2)
             if logits is None:
-                raise ValueError(f"{type(model).__name__} has no NSP head; NSP accuracy needs a BertForPreTraining.")
+                raise ValueError(
+                    f"{type(model).__name__} has no NSP head; NSP accuracy needs a BertForPreTraining."
+                )
             rows.append(logits)
     return torch.cat(rows) if rows else torch.empty(0, 2)
 
 
-def nsp_accuracy(model: torch.nn.Module, tokenizer, items: Sequence[NSPItem], batch_size: int = 64,
-                 max_length: int | None = None) -> dict:
+def nsp_accuracy(
+    model: torch.nn.Module,
+    tokenizer,
+    items: Sequence[NSPItem],
+    batch_size: int = 64,
+    max_length: int | None = None,
+) -> dict:
     """Share of NSP items whose predicted label (argmax; 0 = IsNext) is right.
 
     Returns ``{"accuracy": float, "n": int, "predicted": [0/1 per item]}``. Introduced in notebook 06.
     """
     if not items:
         raise ValueError("No items to evaluate.")
-    logits = nsp_logits(model, tokenizer, [(it.sentence_a, it.sentence_b) for it in items], batch_size, max_length)
+    logits = nsp_logits(
+        model, tokenizer, [(it.sentence_a, it.sentence_b) for it in items], batch_size, max_length
+    )
     predicted = logits.argmax(dim=-1)  # (N,)
     labels = torch.tensor([it.next_sentence_label for it in items])
-    return {"accuracy": (predicted == labels).float().mean().item(), "n": len(items),
-            "predicted": predicted.tolist()}
+    return {
+        "accuracy": (predicted == labels).float().mean().item(),
+        "n": len(items),
+        "predicted": predicted.tolist(),
+    }
 
 
-def evaluate_pretraining(model: torch.nn.Module, tokenizer, *, mlm_items: Sequence[MaskedWordItem] | None = None,
-                         nsp_items: Sequence[NSPItem] | None = None, k: int = 5,
-                         max_length: int | None = None) -> dict[str, float]:
+def evaluate_pretraining(
+    model: torch.nn.Module,
+    tokenizer,
+    *,
+    mlm_items: Sequence[MaskedWordItem] | None = None,
+    nsp_items: Sequence[NSPItem] | None = None,
+    k: int = 5,
+    max_length: int | None = None,
+) -> dict[str, float]:
     """The held-out scores in one flat dict: ``mlm_top1``, ``mlm_top{k}`` and ``nsp_accuracy`` (for the
     item lists given). Introduced in notebook 06."""
     scores: dict[str, float] = {}

@@ -72,7 +72,11 @@ TASK_MODELS: dict[str, type[BertPreTrainedModel]] = {
     SPAN_EXTRACTION: BertForQuestionAnswering,
 }
 #: The dev metric that picks the best epoch (higher is better; ties go to the lower dev loss).
-MAIN_METRIC = {SEQUENCE_CLASSIFICATION: "accuracy", TOKEN_CLASSIFICATION: "token_accuracy", SPAN_EXTRACTION: "f1"}
+MAIN_METRIC = {
+    SEQUENCE_CLASSIFICATION: "accuracy",
+    TOKEN_CLASSIFICATION: "token_accuracy",
+    SPAN_EXTRACTION: "f1",
+}
 #: The paper's fine-tuning grid (Appendix A.3): batch 16 or 32, Adam lr 5e-5 / 3e-5 / 2e-5, 2-4 epochs.
 PAPER_BATCH_SIZES = (16, 32)
 PAPER_LEARNING_RATES = (5e-5, 3e-5, 2e-5)
@@ -140,9 +144,9 @@ class SpanExample:
                 f"The answer span [{self.answer_start}, {end}) lies outside the context ({len(self.context)} "
                 f"characters) of {self.question!r}."
             )
-        if self.context[self.answer_start:end] != self.answer:
+        if self.context[self.answer_start : end] != self.answer:
             raise ValueError(
-                f"The context has {self.context[self.answer_start:end]!r} at characters [{self.answer_start}, {end}), "
+                f"The context has {self.context[self.answer_start : end]!r} at characters [{self.answer_start}, {end}), "
                 f"not the answer {self.answer!r}: answer_start must be the answer's first character in the context."
             )
 
@@ -184,7 +188,9 @@ class LabelSet:
     def name(self, label_id: int) -> str:
         """The name of label id ``label_id``."""
         if not isinstance(label_id, int) or not 0 <= label_id < len(self.names):
-            raise ValueError(f"Label id {label_id!r} is out of range: ids run from 0 to {len(self.names) - 1}.")
+            raise ValueError(
+                f"Label id {label_id!r} is out of range: ids run from 0 to {len(self.names) - 1}."
+            )
         return self.names[label_id]
 
 
@@ -218,7 +224,9 @@ def _read_jsonl(path: Path) -> list[dict]:
 
 def _field(row: dict, key: str, where: str):
     if key not in row:
-        raise ValueError(f"{where} has no {key!r} field (fields: {sorted(row)}); see data/README.md for the format.")
+        raise ValueError(
+            f"{where} has no {key!r} field (fields: {sorted(row)}); see data/README.md for the format."
+        )
     return row[key]
 
 
@@ -236,8 +244,10 @@ def _read_tsv(path: Path) -> list[dict]:
             continue
         cells = line.split("\t")
         if len(cells) != len(header):
-            raise ValueError(f"{path.name}, line {number} has {len(cells)} columns but the header has {len(header)} "
-                             f"({header}); separate the columns with one tab.")
+            raise ValueError(
+                f"{path.name}, line {number} has {len(cells)} columns but the header has {len(header)} "
+                f"({header}); separate the columns with one tab."
+            )
         rows.append(dict(zip(header, cells)))
     return rows
 
@@ -263,8 +273,11 @@ def read_examples(task: str, path: str | os.PathLike) -> list:
         if task == SEQUENCE_CLASSIFICATION:
             text = row["sentence"] if "sentence" in row else _field(row, "text", where)
             pair = row.get("sentence_b", row.get("text_pair"))
-            examples.append(ClassificationExample(str(text), str(_field(row, "label", where)),
-                                                  None if pair in (None, "") else str(pair)))
+            examples.append(
+                ClassificationExample(
+                    str(text), str(_field(row, "label", where)), None if pair in (None, "") else str(pair)
+                )
+            )
         elif task == TOKEN_CLASSIFICATION:
             words, tags = _field(row, "tokens", where), _field(row, "tags", where)
             try:
@@ -274,9 +287,15 @@ def read_examples(task: str, path: str | os.PathLike) -> list:
         else:
             answer = _field(row, "answer", where)
             try:
-                examples.append(SpanExample(str(_field(row, "question", where)), str(_field(row, "context", where)),
-                                            str(answer), int(_field(row, "answer_start", where)),
-                                            tuple(row.get("answers", ()))))
+                examples.append(
+                    SpanExample(
+                        str(_field(row, "question", where)),
+                        str(_field(row, "context", where)),
+                        str(answer),
+                        int(_field(row, "answer_start", where)),
+                        tuple(row.get("answers", ())),
+                    )
+                )
             except ValueError as err:
                 raise ValueError(f"{where}: {err}") from None
     if not examples:
@@ -306,7 +325,11 @@ def load_task_data(task: str, directory: str | os.PathLike | None = None) -> dic
 
 def _normalise_char(char: str, tokenizer) -> str:
     """What the basic tokenizer turns one character into (possibly nothing, or two characters)."""
-    if char == "\x00" or char == "\ufffd" or (unicodedata.category(char).startswith("C") and char not in "\t\n\r"):
+    if (
+        char == "\x00"
+        or char == "\ufffd"
+        or (unicodedata.category(char).startswith("C") and char not in "\t\n\r")
+    ):
         return ""
     if char.isspace():
         return " "
@@ -337,7 +360,9 @@ def tokenize_with_offsets(tokenizer, text: str) -> list[tuple[str, int, int]]:
         target = "".join(_normalise_char(c, tokenizer) for c in word) if special else word
         pos = flat.find(target, cursor)
         if pos < 0:  # cannot happen for the course tokenizer; say so clearly if it ever does
-            raise ValueError(f"Could not locate the word {word!r} in {text!r} while computing character offsets.")
+            raise ValueError(
+                f"Could not locate the word {word!r} in {text!r} while computing character offsets."
+            )
         pieces = [word] if special else tokenizer.wordpiece_tokenizer.tokenize_word(word)
         offset = pos
         for piece in pieces:
@@ -352,14 +377,21 @@ def tokenize_with_offsets(tokenizer, text: str) -> list[tuple[str, int, int]]:
 # Encoding one example
 
 
-def encode_classification(example: ClassificationExample, tokenizer, labels: LabelSet, max_length: int) -> dict:
+def encode_classification(
+    example: ClassificationExample, tokenizer, labels: LabelSet, max_length: int
+) -> dict:
     """``[CLS] text [SEP]`` (or a pair) -> ``input_ids``, ``token_type_ids`` and the label id. Introduced in notebook 07."""
     enc = tokenizer.encode(example.text, example.text_pair, max_length=max_length, truncation=True)
-    return {"input_ids": enc["input_ids"], "token_type_ids": enc["token_type_ids"], "labels": labels.id(example.label)}
+    return {
+        "input_ids": enc["input_ids"],
+        "token_type_ids": enc["token_type_ids"],
+        "labels": labels.id(example.label),
+    }
 
 
-def align_word_labels(words: Sequence[str], tags: Sequence[str], tokenizer, labels: LabelSet,
-                      max_length: int) -> dict:
+def align_word_labels(
+    words: Sequence[str], tags: Sequence[str], tokenizer, labels: LabelSet, max_length: int
+) -> dict:
     """Tokenize words and give each word's tag to its **first** piece; other pieces, [CLS], [SEP] get -100.
 
     ``["the", "dog", "barks"]``, ``["DET", "NOUN", "VERB"]`` with ``barks -> bark ##s`` gives
@@ -374,7 +406,9 @@ def align_word_labels(words: Sequence[str], tags: Sequence[str], tokenizer, labe
     for w, (word, tag) in enumerate(zip(words, tags)):
         pieces = tokenizer.tokenize(word)
         if not pieces:
-            raise ValueError(f"The word {word!r} produces no token; remove it (and its tag) from the example.")
+            raise ValueError(
+                f"The word {word!r} produces no token; remove it (and its tag) from the example."
+            )
         ids.extend(tokenizer.convert_tokens_to_ids(pieces))
         label_ids.extend([labels.id(tag)] + [IGNORE_INDEX] * (len(pieces) - 1))
         word_index.extend([w] + [-1] * (len(pieces) - 1))
@@ -402,11 +436,15 @@ def encode_span(example: SpanExample, tokenizer, max_length: int) -> dict:
     context_tokens = tokenize_with_offsets(tokenizer, example.context)
     room = max_length - len(question_ids) - 3  # [CLS] question [SEP] context [SEP]
     if room < 1:
-        raise ValueError(f"The question {example.question!r} leaves no room for the context in max_length={max_length}.")
+        raise ValueError(
+            f"The question {example.question!r} leaves no room for the context in max_length={max_length}."
+        )
     a_start, a_end = example.answer_start, example.answer_start + len(example.answer)
     inside = [i for i, (_, s, e) in enumerate(context_tokens) if s < a_end and e > a_start]
     if not inside:
-        raise ValueError(f"No token of the context covers the answer {example.answer!r} of {example.question!r}.")
+        raise ValueError(
+            f"No token of the context covers the answer {example.answer!r} of {example.question!r}."
+        )
     if inside[-1] >= room:
         raise ValueError(
             f"The answer {example.answer!r} ends at context token {inside[-1]}, outside the sequence: only {room} "
@@ -414,8 +452,11 @@ def encode_span(example: SpanExample, tokenizer, max_length: int) -> dict:
         )
     context_tokens = context_tokens[:room]
     first = len(question_ids) + 2  # position of the first context token
-    ids = ([tokenizer.cls_token_id, *question_ids, tokenizer.sep_token_id]
-           + tokenizer.convert_tokens_to_ids([t for t, _, _ in context_tokens]) + [tokenizer.sep_token_id])
+    ids = (
+        [tokenizer.cls_token_id, *question_ids, tokenizer.sep_token_id]
+        + tokenizer.convert_tokens_to_ids([t for t, _, _ in context_tokens])
+        + [tokenizer.sep_token_id]
+    )
     n_context = len(context_tokens)
     return {
         "input_ids": ids,
@@ -430,8 +471,11 @@ def encode_span(example: SpanExample, tokenizer, max_length: int) -> dict:
 # ----------------------------------------------------------------------------------------------------------
 # Datasets and batches
 
-_EXAMPLE_TYPES = {SEQUENCE_CLASSIFICATION: ClassificationExample, TOKEN_CLASSIFICATION: TaggingExample,
-                  SPAN_EXTRACTION: SpanExample}
+_EXAMPLE_TYPES = {
+    SEQUENCE_CLASSIFICATION: ClassificationExample,
+    TOKEN_CLASSIFICATION: TaggingExample,
+    SPAN_EXTRACTION: SpanExample,
+}
 
 
 def _check_examples(task: str, examples: list) -> None:
@@ -532,7 +576,7 @@ class TaskDataset(torch.utils.data.Dataset):
         """Yield ``(indices, batch)`` pairs over the dataset (in order, or shuffled with ``generator``)."""
         order = torch.randperm(len(self), generator=generator).tolist() if shuffle else list(range(len(self)))
         for start in range(0, len(order), batch_size):
-            idx = order[start:start + batch_size]
+            idx = order[start : start + batch_size]
             yield idx, self.collate([self[i] for i in idx])
 
     def __repr__(self) -> str:
@@ -540,8 +584,9 @@ class TaskDataset(torch.utils.data.Dataset):
         return f"TaskDataset({self.task!r}, {len(self)} examples{labels}, max_length={self.max_length})"
 
 
-def make_dataset(task: str, examples: Sequence, tokenizer, *, labels: LabelSet | None = None,
-                 max_length: int = 64) -> TaskDataset:
+def make_dataset(
+    task: str, examples: Sequence, tokenizer, *, labels: LabelSet | None = None, max_length: int = 64
+) -> TaskDataset:
     """Encode ``examples`` of ``task`` with ``tokenizer``. ``labels`` defaults to the sorted label names of
     these examples: pass the training set's ``dataset.labels`` when you build the dev and test sets, so the ids
     agree (an unseen label is then a ``ValueError``). Introduced in notebook 07."""
@@ -549,14 +594,18 @@ def make_dataset(task: str, examples: Sequence, tokenizer, *, labels: LabelSet |
     examples = list(examples)
     _check_examples(task, examples)
     if task != SPAN_EXTRACTION and labels is None:
-        names = [getattr(e, "label", None) for e in examples] if task == SEQUENCE_CLASSIFICATION else \
-            [t for e in examples for t in getattr(e, "tags", ())]
+        names = (
+            [getattr(e, "label", None) for e in examples]
+            if task == SEQUENCE_CLASSIFICATION
+            else [t for e in examples for t in getattr(e, "tags", ())]
+        )
         labels = LabelSet.from_labels(n for n in names if n is not None)
     return TaskDataset(task, examples, tokenizer, labels if task != SPAN_EXTRACTION else None, max_length)
 
 
-def make_task_datasets(task: str, tokenizer, *, max_length: int = 64,
-                       data: dict[str, list] | None = None) -> dict[str, TaskDataset]:
+def make_task_datasets(
+    task: str, tokenizer, *, max_length: int = 64, data: dict[str, list] | None = None
+) -> dict[str, TaskDataset]:
     """``{"train", "dev", "test"}`` datasets of one of the course's tasks, sharing the training labels.
 
     ``data`` defaults to :func:`load_task_data` ``(task)``. Introduced in notebook 07.
@@ -573,8 +622,12 @@ def make_task_datasets(task: str, tokenizer, *, max_length: int = 64,
 # Span decoding
 
 
-def best_span(start_logits: torch.Tensor, end_logits: torch.Tensor, context_mask: torch.Tensor,
-              max_answer_length: int = 30) -> tuple[torch.Tensor, torch.Tensor]:
+def best_span(
+    start_logits: torch.Tensor,
+    end_logits: torch.Tensor,
+    context_mask: torch.Tensor,
+    max_answer_length: int = 30,
+) -> tuple[torch.Tensor, torch.Tensor]:
     """The highest-scoring valid answer span of each row: ``argmax over (i, j) of start[i] + end[j]``.
 
     Valid means ``i <= j``, ``j - i < max_answer_length`` and both ``i`` and ``j`` in the context
@@ -585,7 +638,11 @@ def best_span(start_logits: torch.Tensor, end_logits: torch.Tensor, context_mask
     squeeze = start_logits.dim() == 1
     if squeeze:
         start_logits, end_logits, context_mask = start_logits[None], end_logits[None], context_mask[None]
-    if start_logits.shape != end_logits.shape or start_logits.shape != context_mask.shape or start_logits.dim() != 2:
+    if (
+        start_logits.shape != end_logits.shape
+        or start_logits.shape != context_mask.shape
+        or start_logits.dim() != 2
+    ):
         raise ValueError(
             f"start_logits {tuple(start_logits.shape)}, end_logits {tuple(end_logits.shape)} and context_mask "
             f"{tuple(context_mask.shape)} must all be (B, T)."
@@ -613,15 +670,16 @@ def span_to_text(feature: dict, context: str, start: int, end: int) -> str:
     offsets = feature["offsets"]
     if not (0 <= start <= end < len(offsets)) or offsets[start] is None or offsets[end] is None:
         raise ValueError(f"Tokens {start}..{end} are not a span of the context.")
-    return context[offsets[start][0]:offsets[end][1]]
+    return context[offsets[start][0] : offsets[end][1]]
 
 
 # ----------------------------------------------------------------------------------------------------------
 # Models
 
 
-def build_task_model(task: str, source, *, num_labels: int = 2, seed: int = 0, quiet: bool = True,
-                     **config_overrides: Any) -> BertPreTrainedModel:
+def build_task_model(
+    task: str, source, *, num_labels: int = 2, seed: int = 0, quiet: bool = True, **config_overrides: Any
+) -> BertPreTrainedModel:
     """The task model of ``task`` with a fresh head (seeded) on the encoder given by ``source``:
 
     - a :class:`BertConfig`: every weight random (the *from-scratch* control);
@@ -649,7 +707,9 @@ def build_task_model(task: str, source, *, num_labels: int = 2, seed: int = 0, q
         config = BertConfig.from_json_file(directory)
         state = load_checkpoint_file(directory)
     else:
-        raise ValueError(f"source must be a BertConfig, a bertedu model or a checkpoint folder, got {type(source).__name__}.")
+        raise ValueError(
+            f"source must be a BertConfig, a bertedu model or a checkpoint folder, got {type(source).__name__}."
+        )
     config = config.replace(num_labels=num_labels, architectures=None, **config_overrides)
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)
@@ -729,7 +789,9 @@ class FineTuneConfig:
             if not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
                 raise ValueError(f"{name} must be a non-negative number, got {value!r}.")
         if self.patience is not None and (not isinstance(self.patience, int) or self.patience < 1):
-            raise ValueError(f"patience must be None (no early stopping) or an integer >= 1, got {self.patience!r}.")
+            raise ValueError(
+                f"patience must be None (no early stopping) or an integer >= 1, got {self.patience!r}."
+            )
         if not isinstance(self.seed, int) or self.seed < 0:
             raise ValueError(f"seed must be a non-negative integer, got {self.seed!r}.")
 
@@ -771,7 +833,10 @@ def make_optimizer(model: torch.nn.Module, config: FineTuneConfig, total_steps: 
     for name, param in model.named_parameters():
         if param.requires_grad:
             (no_decay if param.dim() < 2 or "LayerNorm" in name else decay).append(param)
-    groups = [{"params": decay, "weight_decay": config.weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
+    groups = [
+        {"params": decay, "weight_decay": config.weight_decay},
+        {"params": no_decay, "weight_decay": 0.0},
+    ]
     optimizer = torch.optim.AdamW(groups, lr=config.lr, betas=(0.9, 0.999), eps=1e-6)
     warmup = round(config.warmup_ratio * total_steps)
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, linear_schedule(warmup, total_steps))
@@ -795,13 +860,16 @@ def _check_model_fits(model: BertPreTrainedModel, dataset: TaskDataset) -> None:
         )
     longest = max(len(f["input_ids"]) for f in dataset.features)
     if longest > model.config.max_position_embeddings:
-        raise ValueError(f"Sequences of {longest} tokens exceed the model's max_position_embeddings="
-                         f"{model.config.max_position_embeddings}; lower max_length.")
+        raise ValueError(
+            f"Sequences of {longest} tokens exceed the model's max_position_embeddings="
+            f"{model.config.max_position_embeddings}; lower max_length."
+        )
 
 
 @torch.no_grad()
-def predict(model: BertPreTrainedModel, dataset: TaskDataset, *, batch_size: int = 64,
-            max_answer_length: int = 30) -> list:
+def predict(
+    model: BertPreTrainedModel, dataset: TaskDataset, *, batch_size: int = 64, max_answer_length: int = 30
+) -> list:
     """The model's predictions for every item of ``dataset`` (eval mode, no dropout):
 
     - sequence classification: label ids;
@@ -827,8 +895,14 @@ def predict(model: BertPreTrainedModel, dataset: TaskDataset, *, batch_size: int
                     out.append(preds[row, first].tolist())
             else:
                 T = batch["input_ids"].shape[1]
-                mask = torch.tensor([dataset.features[i]["context_mask"] + [0] * (T - len(dataset.features[i]["context_mask"]))
-                                     for i in idx], dtype=torch.bool)
+                mask = torch.tensor(
+                    [
+                        dataset.features[i]["context_mask"]
+                        + [0] * (T - len(dataset.features[i]["context_mask"]))
+                        for i in idx
+                    ],
+                    dtype=torch.bool,
+                )
                 starts, ends = best_span(result.start_logits, result.end_logits, mask, max_answer_length)
                 for row, i in enumerate(idx):
                     s, e = int(starts[row]), int(ends[row])
@@ -839,8 +913,9 @@ def predict(model: BertPreTrainedModel, dataset: TaskDataset, *, batch_size: int
 
 
 @torch.no_grad()
-def evaluate(model: BertPreTrainedModel, dataset: TaskDataset, *, batch_size: int = 64,
-             max_answer_length: int = 30) -> dict[str, float]:
+def evaluate(
+    model: BertPreTrainedModel, dataset: TaskDataset, *, batch_size: int = 64, max_answer_length: int = 30
+) -> dict[str, float]:
     """Loss and metrics of ``model`` on ``dataset`` (eval mode). Returns a dict of floats:
 
     - sequence classification: ``loss``, ``accuracy``, ``macro_f1``;
@@ -868,14 +943,17 @@ def evaluate(model: BertPreTrainedModel, dataset: TaskDataset, *, batch_size: in
     elif dataset.task == TOKEN_CLASSIFICATION:
         flat_pred = [p for row in preds for p in row]
         flat_gold = [lab for f in dataset.features for lab in f["labels"] if lab != IGNORE_INDEX]
-        metrics.update(token_accuracy=token_accuracy(flat_pred, flat_gold), macro_f1=macro_f1(flat_pred, flat_gold))
+        metrics.update(
+            token_accuracy=token_accuracy(flat_pred, flat_gold), macro_f1=macro_f1(flat_pred, flat_gold)
+        )
     else:
         metrics.update(squad_scores([p[2] for p in preds], [ex.gold_answers for ex in dataset.examples]))
     return metrics
 
 
-def save_finetuned(directory: str | os.PathLike, model: BertPreTrainedModel, tokenizer=None,
-                   state: dict | None = None) -> Path:
+def save_finetuned(
+    directory: str | os.PathLike, model: BertPreTrainedModel, tokenizer=None, state: dict | None = None
+) -> Path:
     """Write an HF-format model folder (``config.json``, ``model.safetensors``, ``vocab.txt``) plus
     ``finetune_state.json`` atomically: into a temporary folder next to ``directory``, then renamed into
     place, so a crash never leaves a half-written checkpoint. Introduced in notebook 07."""
@@ -905,9 +983,15 @@ def _is_better(metrics: dict, best: dict | None, key: str) -> bool:
     return (metrics[key], -metrics["loss"]) > (best[key], -best["loss"])
 
 
-def fine_tune(model: BertPreTrainedModel, train: TaskDataset, dev: TaskDataset | None = None, *,
-              config: FineTuneConfig | None = None, output_dir: str | os.PathLike | None = None,
-              callback: Callable[[dict], None] | None = None) -> FineTuneResult:
+def fine_tune(
+    model: BertPreTrainedModel,
+    train: TaskDataset,
+    dev: TaskDataset | None = None,
+    *,
+    config: FineTuneConfig | None = None,
+    output_dir: str | os.PathLike | None = None,
+    callback: Callable[[dict], None] | None = None,
+) -> FineTuneResult:
     """Fine-tune every parameter of ``model`` on ``train``; keep the best epoch on ``dev``.
 
     Each step: a shuffled batch, ``loss = model(**batch).loss``, backward, gradient clipping to
@@ -951,8 +1035,13 @@ def fine_tune(model: BertPreTrainedModel, train: TaskDataset, dev: TaskDataset |
         torch.manual_seed(config.seed)
         generator = torch.Generator().manual_seed(config.seed)
         optimizer, scheduler = make_optimizer(model, config, total_steps)
-        bar = tqdm(total=total_steps, desc=f"fine-tuning ({train.task})", disable=not config.progress,
-                   leave=False, unit="step")
+        bar = tqdm(
+            total=total_steps,
+            desc=f"fine-tuning ({train.task})",
+            disable=not config.progress,
+            leave=False,
+            unit="step",
+        )
         try:
             for epoch in range(1, epochs + 1):
                 model.train()
@@ -975,19 +1064,30 @@ def fine_tune(model: BertPreTrainedModel, train: TaskDataset, dev: TaskDataset |
                     seen += len(idx)
                     bar.update(1)
                     bar.set_postfix(loss=f"{out.loss.item():.3f}", refresh=False)
-                log({"step": step, "epoch": epoch, "split": "train", "loss": loss_sum / seen,
-                     "lr": optimizer.param_groups[0]["lr"]})
+                log(
+                    {
+                        "step": step,
+                        "epoch": epoch,
+                        "split": "train",
+                        "loss": loss_sum / seen,
+                        "lr": optimizer.param_groups[0]["lr"],
+                    }
+                )
                 if dev is None:
                     continue
                 scores = evaluate(model, dev, max_answer_length=config.max_answer_length)
                 if metric not in scores:
-                    raise ValueError(f"metric {metric!r} is not computed for {train.task}; choose one of {sorted(scores)}.")
+                    raise ValueError(
+                        f"metric {metric!r} is not computed for {train.task}; choose one of {sorted(scores)}."
+                    )
                 log({"step": step, "epoch": epoch, "split": "eval", **scores})
                 if _is_better(scores, best_metrics, metric):
                     best_metrics, best_epoch, stale = scores, epoch, 0
                     best_state = {k: v.detach().clone() for k, v in model.state_dict().items()}
                     if output_dir is not None:
-                        save_finetuned(output_dir, model, train.tokenizer, _state(train, config, epoch, scores))
+                        save_finetuned(
+                            output_dir, model, train.tokenizer, _state(train, config, epoch, scores)
+                        )
                 else:
                     stale += 1
                     if config.patience is not None and stale >= config.patience and step >= config.min_steps:
@@ -1000,14 +1100,27 @@ def fine_tune(model: BertPreTrainedModel, train: TaskDataset, dev: TaskDataset |
     elif output_dir is not None:
         save_finetuned(output_dir, model, train.tokenizer, _state(train, config, epoch, {}))
     model.eval()
-    return FineTuneResult(model=model, history=history, best_epoch=best_epoch, best_metrics=best_metrics or {},
-                          epochs_run=epoch, stopped_early=stopped_early, steps=step,
-                          train_seconds=time.perf_counter() - began)
+    return FineTuneResult(
+        model=model,
+        history=history,
+        best_epoch=best_epoch,
+        best_metrics=best_metrics or {},
+        epochs_run=epoch,
+        stopped_early=stopped_early,
+        steps=step,
+        train_seconds=time.perf_counter() - began,
+    )
 
 
 def _state(train: TaskDataset, config: FineTuneConfig, epoch: int, dev_metrics: dict) -> dict:
-    return {"task": train.task, "labels": list(train.labels.names) if train.labels is not None else None,
-            "epoch": epoch, "dev_metrics": dev_metrics, "config": config.to_dict(), "max_length": train.max_length}
+    return {
+        "task": train.task,
+        "labels": list(train.labels.names) if train.labels is not None else None,
+        "epoch": epoch,
+        "dev_metrics": dev_metrics,
+        "config": config.to_dict(),
+        "max_length": train.max_length,
+    }
 
 
 def load_finetuned(directory: str | os.PathLike):
@@ -1017,7 +1130,9 @@ def load_finetuned(directory: str | os.PathLike):
     directory = Path(directory)
     state_file = directory / STATE_NAME
     if not state_file.is_file():
-        raise FileNotFoundError(f"{directory} holds no {STATE_NAME}: it was not written by bertedu.finetune.fine_tune.")
+        raise FileNotFoundError(
+            f"{directory} holds no {STATE_NAME}: it was not written by bertedu.finetune.fine_tune."
+        )
     state = json.loads(state_file.read_text(encoding="utf-8"))
     model = TASK_MODELS[check_task(state["task"])].from_pretrained(directory)
     return model, BertTokenizer.from_file(directory), state
@@ -1058,8 +1173,16 @@ def course_recipe(task: str, encoder: str = "mini-bert", **overrides: Any) -> Fi
     batch_size, min_steps = 16, COURSE_MIN_STEPS
     if encoder == "minilm":  # a real 22.7M-parameter encoder: the paper's 3 epochs, batch 32
         epochs, batch_size, min_steps = 3, 32, 0
-    recipe = FineTuneConfig(learning_rate=5e-5, lr_scale=LR_SCALE[encoder], batch_size=batch_size, epochs=epochs,
-                            warmup_ratio=0.1, patience=4, min_steps=min_steps, progress=False)
+    recipe = FineTuneConfig(
+        learning_rate=5e-5,
+        lr_scale=LR_SCALE[encoder],
+        batch_size=batch_size,
+        epochs=epochs,
+        warmup_ratio=0.1,
+        patience=4,
+        min_steps=min_steps,
+        progress=False,
+    )
     return recipe.replace(**overrides)
 
 
@@ -1087,8 +1210,17 @@ def course_datasets(task: str, tokenizer, max_length: int = COURSE_MAX_LENGTH) -
     return make_task_datasets(task, tokenizer, max_length=max_length)
 
 
-def run_course_task(task: str, encoder: str, source, datasets: dict[str, TaskDataset], *, fraction: float = 1.0,
-                    seed: int = 0, progress: bool = False, **recipe_overrides: Any) -> tuple[FineTuneResult, dict]:
+def run_course_task(
+    task: str,
+    encoder: str,
+    source,
+    datasets: dict[str, TaskDataset],
+    *,
+    fraction: float = 1.0,
+    seed: int = 0,
+    progress: bool = False,
+    **recipe_overrides: Any,
+) -> tuple[FineTuneResult, dict]:
     """Fine-tune one model with the course recipe and score it on the test split: ``(result, test_metrics)``.
 
     ``encoder`` names the recipe ("mini-bert", "scratch", "minilm"); ``source`` is what
@@ -1104,8 +1236,16 @@ def run_course_task(task: str, encoder: str, source, datasets: dict[str, TaskDat
     return result, evaluate(result.model, datasets["test"], max_answer_length=config.max_answer_length)
 
 
-def learning_curve(task: str, source, datasets: dict[str, TaskDataset], *, fractions=(0.1, 0.25, 0.5, 1.0),
-                   seeds=(0, 1, 2), encoders=("mini-bert", "scratch"), progress: bool = False) -> list[dict]:
+def learning_curve(
+    task: str,
+    source,
+    datasets: dict[str, TaskDataset],
+    *,
+    fractions=(0.1, 0.25, 0.5, 1.0),
+    seeds=(0, 1, 2),
+    encoders=("mini-bert", "scratch"),
+    progress: bool = False,
+) -> list[dict]:
     """Test scores against the number of labelled training examples, for each encoder recipe.
 
     One record per (encoder, fraction, seed): ``{"encoder", "fraction", "n_train", "seed", **test_metrics}``.
@@ -1115,16 +1255,24 @@ def learning_curve(task: str, source, datasets: dict[str, TaskDataset], *, fract
     records = []
     for encoder in encoders:
         for fraction in fractions:
-            for seed in (seeds if fraction < 1 else seeds[:1]):
-                result, metrics = run_course_task(task, encoder, source, datasets, fraction=fraction, seed=seed,
-                                                  progress=progress)
-                n_train = len(datasets["train"]) if fraction == 1 else len(label_budget(datasets["train"], fraction, seed))
-                records.append({"encoder": encoder, "fraction": fraction, "n_train": n_train, "seed": seed, **metrics})
+            for seed in seeds if fraction < 1 else seeds[:1]:
+                result, metrics = run_course_task(
+                    task, encoder, source, datasets, fraction=fraction, seed=seed, progress=progress
+                )
+                n_train = (
+                    len(datasets["train"])
+                    if fraction == 1
+                    else len(label_budget(datasets["train"], fraction, seed))
+                )
+                records.append(
+                    {"encoder": encoder, "fraction": fraction, "n_train": n_train, "seed": seed, **metrics}
+                )
     return records
 
 
-def run_course_finetuning(tasks: Sequence[str] = TASKS, *, minilm: bool = True, curve: bool = False,
-                          progress: bool = False) -> dict[str, Any]:
+def run_course_finetuning(
+    tasks: Sequence[str] = TASKS, *, minilm: bool = True, curve: bool = False, progress: bool = False
+) -> dict[str, Any]:
     """Notebook 07's experiments in one call, for the benchmarks: test metrics of every run.
 
     Returns ``{"mini-bert": {task: metrics}, "scratch": {task: metrics}, "minilm": {"sentence_classification":
@@ -1162,5 +1310,9 @@ def run_minilm(*, progress: bool = False, **recipe_overrides: Any) -> tuple[Fine
     from bertedu.tokenizer import BertTokenizer
 
     folder = minilm_dir()
-    datasets = course_datasets(SEQUENCE_CLASSIFICATION, BertTokenizer.from_file(folder / "vocab.txt"), MINILM_MAX_LENGTH)
-    return run_course_task(SEQUENCE_CLASSIFICATION, "minilm", folder, datasets, progress=progress, **recipe_overrides)
+    datasets = course_datasets(
+        SEQUENCE_CLASSIFICATION, BertTokenizer.from_file(folder / "vocab.txt"), MINILM_MAX_LENGTH
+    )
+    return run_course_task(
+        SEQUENCE_CLASSIFICATION, "minilm", folder, datasets, progress=progress, **recipe_overrides
+    )

@@ -15,7 +15,9 @@ import torch.nn.functional as F
 IGNORE_INDEX = -100  # label of positions that take no part in the loss (PyTorch's and transformers' choice)
 
 
-def masked_cross_entropy(logits: torch.Tensor, labels: torch.Tensor, ignore_index: int = IGNORE_INDEX) -> torch.Tensor:
+def masked_cross_entropy(
+    logits: torch.Tensor, labels: torch.Tensor, ignore_index: int = IGNORE_INDEX
+) -> torch.Tensor:
     """Cross-entropy averaged over the positions whose label is not ``ignore_index``, across the batch.
 
     ``logits (..., C)``, ``labels (...)`` with the same leading shape. If no position is labelled the result
@@ -30,8 +32,9 @@ def masked_cross_entropy(logits: torch.Tensor, labels: torch.Tensor, ignore_inde
             "labels.shape + (num_classes,)."
         )
     num_classes = logits.size(-1)
-    total = F.cross_entropy(logits.reshape(-1, num_classes), labels.reshape(-1), ignore_index=ignore_index,
-                            reduction="sum")  # summed over labelled positions only
+    total = F.cross_entropy(
+        logits.reshape(-1, num_classes), labels.reshape(-1), ignore_index=ignore_index, reduction="sum"
+    )  # summed over labelled positions only
     count = (labels != ignore_index).sum()
     return total / count.clamp(min=1)  # the mean over labelled positions; 0 when there are none
 

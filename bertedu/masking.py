@@ -134,18 +134,30 @@ def mask_tokens_with_details(
         vocab_size = tokenizer.vocab_size if vocab_size is None else vocab_size
         special_token_ids = tokenizer.all_special_ids if special_token_ids is None else special_token_ids
     if mask_token_id is None or vocab_size is None or special_token_ids is None:
-        raise ValueError("mask_tokens needs mask_token_id=, vocab_size= and special_token_ids= "
-                         "(e.g. tokenizer.mask_token_id, tokenizer.vocab_size, tokenizer.all_special_ids), "
-                         "or tokenizer=tokenizer.")
-    if not isinstance(input_ids, torch.Tensor) or input_ids.dtype != torch.long or input_ids.dim() not in (1, 2):
-        raise ValueError("input_ids must be a (B, T) or (T,) torch.long tensor, got "
-                         f"{type(input_ids).__name__} {getattr(input_ids, 'dtype', '')} "
-                         f"{tuple(getattr(input_ids, 'shape', ()))}; use torch.tensor(ids, dtype=torch.long).")
+        raise ValueError(
+            "mask_tokens needs mask_token_id=, vocab_size= and special_token_ids= "
+            "(e.g. tokenizer.mask_token_id, tokenizer.vocab_size, tokenizer.all_special_ids), "
+            "or tokenizer=tokenizer."
+        )
+    if (
+        not isinstance(input_ids, torch.Tensor)
+        or input_ids.dtype != torch.long
+        or input_ids.dim() not in (1, 2)
+    ):
+        raise ValueError(
+            "input_ids must be a (B, T) or (T,) torch.long tensor, got "
+            f"{type(input_ids).__name__} {getattr(input_ids, 'dtype', '')} "
+            f"{tuple(getattr(input_ids, 'shape', ()))}; use torch.tensor(ids, dtype=torch.long)."
+        )
     _check_probabilities(mlm_probability, mask_replace_prob, random_replace_prob, selection)
-    special = torch.tensor(sorted({int(i) for i in special_token_ids} | {int(mask_token_id)}), dtype=torch.long)
+    special = torch.tensor(
+        sorted({int(i) for i in special_token_ids} | {int(mask_token_id)}), dtype=torch.long
+    )
     if input_ids.numel() and (int(input_ids.min()) < 0 or int(input_ids.max()) >= vocab_size):
-        raise ValueError(f"input_ids holds ids outside 0..{vocab_size - 1} (min {int(input_ids.min())}, max "
-                         f"{int(input_ids.max())}): was it made with a different tokenizer/vocabulary?")
+        raise ValueError(
+            f"input_ids holds ids outside 0..{vocab_size - 1} (min {int(input_ids.min())}, max "
+            f"{int(input_ids.max())}): was it made with a different tokenizer/vocabulary?"
+        )
     replacements = _non_special_ids(vocab_size, special)  # (V - n_special,)
     if len(replacements) == 0 and random_replace_prob > 0:
         raise ValueError("The vocabulary has no non-special token to use as a random replacement.")
@@ -173,7 +185,9 @@ def mask_tokens_with_details(
     r = torch.randint(max(len(replacements), 1), (B, T), generator=generator)  # (B, T) random token choice
 
     # -- 1. select units ------------------------------------------------------------------------------
-    present = torch.zeros(B, T, dtype=torch.long).scatter_add_(1, unit, maskable.long()) > 0  # (B, T) unit exists
+    present = (
+        torch.zeros(B, T, dtype=torch.long).scatter_add_(1, unit, maskable.long()) > 0
+    )  # (B, T) unit exists
     n_units = present.sum(dim=1)  # (B,)
     if selection == "bernoulli":
         chosen = present & (u < mlm_probability)  # (B, T) per unit
@@ -207,13 +221,18 @@ def mask_tokens_with_details(
 
 def _check_probabilities(mlm_probability, mask_replace_prob, random_replace_prob, selection) -> None:
     """Raise a ValueError naming the bad masking parameter (shared with ``bertedu.data``'s collator)."""
-    for name, p in [("mlm_probability", mlm_probability), ("mask_replace_prob", mask_replace_prob),
-                    ("random_replace_prob", random_replace_prob)]:
+    for name, p in [
+        ("mlm_probability", mlm_probability),
+        ("mask_replace_prob", mask_replace_prob),
+        ("random_replace_prob", random_replace_prob),
+    ]:
         if not isinstance(p, (int, float)) or isinstance(p, bool) or not 0.0 <= p <= 1.0:
             raise ValueError(f"{name} must be a probability between 0 and 1, got {p!r}.")
     if mask_replace_prob + random_replace_prob > 1.0 + 1e-12:
-        raise ValueError(f"mask_replace_prob + random_replace_prob = {mask_replace_prob + random_replace_prob} "
-                         "exceeds 1; the rest (1 - both) is the share left unchanged. BERT uses 0.8 and 0.1.")
+        raise ValueError(
+            f"mask_replace_prob + random_replace_prob = {mask_replace_prob + random_replace_prob} "
+            "exceeds 1; the rest (1 - both) is the share left unchanged. BERT uses 0.8 and 0.1."
+        )
     if selection not in ("bernoulli", "exact"):
         raise ValueError(f'selection must be "bernoulli" or "exact", got {selection!r}.')
 
@@ -236,9 +255,13 @@ def _checked_word_ids(word_ids, squeeze: bool, B: int, T: int) -> torch.Tensor:
     if squeeze and word_ids.dim() == 1:
         word_ids = word_ids.unsqueeze(0)
     if word_ids.shape != (B, T) or word_ids.dtype.is_floating_point:
-        raise ValueError(f"word_ids must be an integer tensor shaped like input_ids {(B, T)}, got "
-                         f"{word_ids.dtype} {tuple(word_ids.shape)}; use tokenizer.word_ids(input_ids).")
+        raise ValueError(
+            f"word_ids must be an integer tensor shaped like input_ids {(B, T)}, got "
+            f"{word_ids.dtype} {tuple(word_ids.shape)}; use tokenizer.word_ids(input_ids)."
+        )
     word_ids = word_ids.long()
     if word_ids.numel() and (int(word_ids.min()) < -1 or int(word_ids.max()) >= T):
-        raise ValueError(f"word_ids must lie in -1..{T - 1} (-1 = not a word); use tokenizer.word_ids(input_ids).")
+        raise ValueError(
+            f"word_ids must lie in -1..{T - 1} (-1 = not a word); use tokenizer.word_ids(input_ids)."
+        )
     return word_ids

@@ -30,10 +30,14 @@ def _as_list(values, name: str) -> list:
     """A 1-D sequence or tensor as a list of Python ints (with a clear error otherwise)."""
     if isinstance(values, torch.Tensor):
         if values.dim() != 1:
-            raise ValueError(f"{name} must be one-dimensional, got shape {tuple(values.shape)}; flatten it first.")
+            raise ValueError(
+                f"{name} must be one-dimensional, got shape {tuple(values.shape)}; flatten it first."
+            )
         return values.tolist()
     if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
-        raise ValueError(f"{name} must be a sequence of class ids (list or 1-D tensor), got {type(values).__name__}.")
+        raise ValueError(
+            f"{name} must be a sequence of class ids (list or 1-D tensor), got {type(values).__name__}."
+        )
     return list(values)
 
 
@@ -96,7 +100,9 @@ def token_accuracy(predictions, labels, ignore_index: int = IGNORE_INDEX) -> flo
     preds = torch.as_tensor(predictions)
     golds = torch.as_tensor(labels)
     if preds.shape != golds.shape:
-        raise ValueError(f"predictions {tuple(preds.shape)} and labels {tuple(golds.shape)} must have the same shape.")
+        raise ValueError(
+            f"predictions {tuple(preds.shape)} and labels {tuple(golds.shape)} must have the same shape."
+        )
     scored = golds != ignore_index
     n = int(scored.sum())
     if n == 0:
@@ -166,10 +172,14 @@ def squad_scores(predictions: Sequence[str], ground_truths: Sequence) -> dict[st
     ``ground_truths[i]`` is one gold answer or a list of acceptable answers. Introduced in notebook 07.
     """
     if isinstance(predictions, str) or isinstance(ground_truths, str):
-        raise ValueError("squad_scores takes lists: one predicted answer and one (list of) gold answer(s) per example.")
+        raise ValueError(
+            "squad_scores takes lists: one predicted answer and one (list of) gold answer(s) per example."
+        )
     predictions, ground_truths = list(predictions), list(ground_truths)
     if len(predictions) != len(ground_truths):
-        raise ValueError(f"{len(predictions)} predictions but {len(ground_truths)} gold answers; give one per example.")
+        raise ValueError(
+            f"{len(predictions)} predictions but {len(ground_truths)} gold answers; give one per example."
+        )
     if not predictions:
         raise ValueError("No examples to score: predictions are empty.")
     n = len(predictions)

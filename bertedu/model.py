@@ -143,7 +143,9 @@ def _check_ids(name: str, ids: torch.Tensor, upper: int, what: str, shape: torch
             "convert with .long() if they are whole numbers stored as floats."
         )
     if shape is not None and ids.shape != shape:
-        raise ValueError(f"{name} has shape {tuple(ids.shape)} but input_ids has {tuple(shape)}; they must match.")
+        raise ValueError(
+            f"{name} has shape {tuple(ids.shape)} but input_ids has {tuple(shape)}; they must match."
+        )
     if ids.numel() == 0:
         return
     lo, hi = torch.aminmax(ids)
@@ -173,8 +175,13 @@ def check_inputs(
             "no position embedding beyond that. Truncate the input (tokenizer truncation / max_length)."
         )
     if token_type_ids is not None:
-        _check_ids("token_type_ids", token_type_ids, config.type_vocab_size,
-                   f"type_vocab_size = {config.type_vocab_size}", input_ids.shape)
+        _check_ids(
+            "token_type_ids",
+            token_type_ids,
+            config.type_vocab_size,
+            f"type_vocab_size = {config.type_vocab_size}",
+            input_ids.shape,
+        )
     if attention_mask is not None:
         if not isinstance(attention_mask, torch.Tensor):
             raise ValueError(f"attention_mask must be a torch.Tensor, got {type(attention_mask).__name__}.")
@@ -186,11 +193,14 @@ def check_inputs(
         if ((attention_mask != 0) & (attention_mask != 1)).any():
             raise ValueError("attention_mask must contain only 0 (padding) and 1 (real token).")
         if not attention_mask.any(dim=1).all():
-            raise ValueError("Every sequence needs at least one real token: a row of attention_mask is all 0.")
+            raise ValueError(
+                "Every sequence needs at least one real token: a row of attention_mask is all 0."
+            )
 
 
-def _check_labels(name: str, labels: torch.Tensor, shape: tuple[int, ...], num_classes: int,
-                  ignore_index: int | None = None) -> None:
+def _check_labels(
+    name: str, labels: torch.Tensor, shape: tuple[int, ...], num_classes: int, ignore_index: int | None = None
+) -> None:
     if not isinstance(labels, torch.Tensor) or labels.dtype not in _INT_DTYPES:
         got = labels.dtype if isinstance(labels, torch.Tensor) else type(labels).__name__
         raise ValueError(f"{name} must be an integer tensor (torch.long), got {got}.")
@@ -223,7 +233,9 @@ class BertPreTrainedModel(nn.Module):
     def __init__(self, config: BertConfig):
         super().__init__()
         if not isinstance(config, BertConfig):
-            raise ValueError(f"{type(self).__name__} needs a bertedu BertConfig, got {type(config).__name__}.")
+            raise ValueError(
+                f"{type(self).__name__} needs a bertedu BertConfig, got {type(config).__name__}."
+            )
         self.config = config
 
     # --- initialisation ---------------------------------------------------------------------------
@@ -321,7 +333,9 @@ class BertPreTrainedModel(nn.Module):
         """
         directory = Path(directory)
         if not directory.is_dir():
-            raise FileNotFoundError(f"{directory} is not a directory; expected a folder with config.json and weights.")
+            raise FileNotFoundError(
+                f"{directory} is not a directory; expected a folder with config.json and weights."
+            )
         if config is None:
             config = BertConfig.from_json_file(directory / CONFIG_NAME, **config_overrides)
         elif config_overrides:
@@ -331,7 +345,9 @@ class BertPreTrainedModel(nn.Module):
         model.eval()
         return (model, info) if output_loading_info else model
 
-    def load_hf_state_dict(self, state_dict: dict[str, torch.Tensor], source: str = "the checkpoint") -> LoadingInfo:
+    def load_hf_state_dict(
+        self, state_dict: dict[str, torch.Tensor], source: str = "the checkpoint"
+    ) -> LoadingInfo:
         """Copy weights from a (Hugging Face) state dict into this model, tolerant of naming variants.
 
         Renames ``gamma/beta`` to ``weight/bias``, adds or strips the ``bert.`` prefix, ignores buffers
@@ -364,12 +380,20 @@ class BertPreTrainedModel(nn.Module):
             logger.warning(
                 "%s: %d weight tensors were not in %s and start from random initialisation: %s. "
                 "Train them (fine-tune) before trusting their outputs.",
-                type(self).__name__, len(missing), source, _summarise(missing),
+                type(self).__name__,
+                len(missing),
+                source,
+                _summarise(missing),
             )
         loud = [k for k in unexpected if not k.startswith(self._quiet_unused_prefixes)]
         if loud:
-            logger.warning("%s: %d weight tensors of %s were not used: %s.",
-                           type(self).__name__, len(loud), source, _summarise(loud))
+            logger.warning(
+                "%s: %d weight tensors of %s were not used: %s.",
+                type(self).__name__,
+                len(loud),
+                source,
+                _summarise(loud),
+            )
         info = LoadingInfo(missing_keys=missing, unexpected_keys=unexpected)
         self.loading_info = info
         return info
@@ -391,21 +415,27 @@ def load_checkpoint_file(directory: str | os.PathLike) -> dict[str, torch.Tensor
                 f"{directory / PYTORCH_WEIGHTS_NAME} could not be loaded safely (weights_only=True): {err}"
             ) from err
     if (directory / (WEIGHTS_NAME + ".index.json")).is_file():
-        raise ValueError(f"{directory} holds a sharded checkpoint, which bertedu does not load; save it unsharded.")
+        raise ValueError(
+            f"{directory} holds a sharded checkpoint, which bertedu does not load; save it unsharded."
+        )
     raise FileNotFoundError(f"No {WEIGHTS_NAME} or {PYTORCH_WEIGHTS_NAME} in {directory}.")
 
 
-def _normalise_keys(state_dict: dict[str, torch.Tensor], wants_prefix: bool, prefix: str) -> dict[str, torch.Tensor]:
+def _normalise_keys(
+    state_dict: dict[str, torch.Tensor], wants_prefix: bool, prefix: str
+) -> dict[str, torch.Tensor]:
     """HF checkpoint names -> this model's names (see ``load_hf_state_dict``)."""
     heads = ("cls.", "classifier.", "qa_outputs.")
     out: dict[str, torch.Tensor] = {}
     for key, tensor in state_dict.items():
         if "LayerNorm" in key:  # TF-era names
-            key = key.replace("LayerNorm.gamma", "LayerNorm.weight").replace("LayerNorm.beta", "LayerNorm.bias")
+            key = key.replace("LayerNorm.gamma", "LayerNorm.weight").replace(
+                "LayerNorm.beta", "LayerNorm.bias"
+            )
         if wants_prefix and not key.startswith((prefix + ".", *heads)):
             key = f"{prefix}.{key}"
         elif not wants_prefix and key.startswith(prefix + "."):
-            key = key[len(prefix) + 1:]
+            key = key[len(prefix) + 1 :]
         if key.endswith(("embeddings.position_ids", "embeddings.token_type_ids")):
             continue  # buffers, rebuilt by the model
         if key == "cls.predictions.decoder.weight":
@@ -516,8 +546,13 @@ class BertForPreTraining(BertPreTrainedModel):
         output_hidden_states: bool = False,
         mlm_logits_at_labels_only: bool | None = None,
     ) -> BertForPreTrainingOutput:
-        outputs = self.bert(input_ids, attention_mask, token_type_ids,
-                            output_attentions=output_attentions, output_hidden_states=output_hidden_states)
+        outputs = self.bert(
+            input_ids,
+            attention_mask,
+            token_type_ids,
+            output_attentions=output_attentions,
+            output_hidden_states=output_hidden_states,
+        )
         sequence_output = outputs.last_hidden_state  # (B, T, H)
         if labels is not None:
             _check_labels("labels", labels, tuple(input_ids.shape), self.config.vocab_size, IGNORE_INDEX)
@@ -534,7 +569,11 @@ class BertForPreTraining(BertPreTrainedModel):
         seq_relationship_logits = self.cls.seq_relationship(outputs.pooler_output)  # (B, 2)
 
         mlm = mlm_loss(prediction_logits, labels) if labels is not None else None
-        nsp = nsp_loss(seq_relationship_logits, next_sentence_label) if next_sentence_label is not None else None
+        nsp = (
+            nsp_loss(seq_relationship_logits, next_sentence_label)
+            if next_sentence_label is not None
+            else None
+        )
         return BertForPreTrainingOutput(
             loss=pretraining_loss(mlm, nsp),
             mlm_loss=mlm,
@@ -579,15 +618,26 @@ class BertForSequenceClassification(BertPreTrainedModel):
         output_attentions: bool = False,
         output_hidden_states: bool = False,
     ) -> SequenceClassifierOutput:
-        outputs = self.bert(input_ids, attention_mask, token_type_ids,
-                            output_attentions=output_attentions, output_hidden_states=output_hidden_states)
+        outputs = self.bert(
+            input_ids,
+            attention_mask,
+            token_type_ids,
+            output_attentions=output_attentions,
+            output_hidden_states=output_hidden_states,
+        )
         logits = self.classifier(self.dropout(outputs.pooler_output))  # (B, num_labels)
         loss = None
         if labels is not None:
             B = input_ids.size(0)
             if self.num_labels == 1:
-                if not isinstance(labels, torch.Tensor) or not labels.is_floating_point() or labels.numel() != B:
-                    raise ValueError("With num_labels=1 (regression) labels must be a float tensor of shape (B,).")
+                if (
+                    not isinstance(labels, torch.Tensor)
+                    or not labels.is_floating_point()
+                    or labels.numel() != B
+                ):
+                    raise ValueError(
+                        "With num_labels=1 (regression) labels must be a float tensor of shape (B,)."
+                    )
                 loss = F.mse_loss(logits.view(-1), labels.view(-1).to(logits.dtype))
             else:
                 _check_labels("labels", labels, (B,), self.num_labels)
@@ -620,8 +670,13 @@ class BertForTokenClassification(BertPreTrainedModel):
         output_attentions: bool = False,
         output_hidden_states: bool = False,
     ) -> TokenClassifierOutput:
-        outputs = self.bert(input_ids, attention_mask, token_type_ids,
-                            output_attentions=output_attentions, output_hidden_states=output_hidden_states)
+        outputs = self.bert(
+            input_ids,
+            attention_mask,
+            token_type_ids,
+            output_attentions=output_attentions,
+            output_hidden_states=output_hidden_states,
+        )
         logits = self.classifier(self.dropout(outputs.last_hidden_state))  # (B, T, num_labels)
         loss = None
         if labels is not None:
@@ -658,8 +713,13 @@ class BertForQuestionAnswering(BertPreTrainedModel):
         output_attentions: bool = False,
         output_hidden_states: bool = False,
     ) -> QuestionAnsweringModelOutput:
-        outputs = self.bert(input_ids, attention_mask, token_type_ids,
-                            output_attentions=output_attentions, output_hidden_states=output_hidden_states)
+        outputs = self.bert(
+            input_ids,
+            attention_mask,
+            token_type_ids,
+            output_attentions=output_attentions,
+            output_hidden_states=output_hidden_states,
+        )
         logits = self.qa_outputs(outputs.last_hidden_state)  # (B, T, 2)
         start_logits, end_logits = logits[..., 0], logits[..., 1]  # (B, T) each
         loss = None
@@ -669,8 +729,12 @@ class BertForQuestionAnswering(BertPreTrainedModel):
             B, T = input_ids.shape
             _check_labels("start_positions", start_positions, (B,), T)
             _check_labels("end_positions", end_positions, (B,), T)
-            loss = (F.cross_entropy(start_logits, start_positions) + F.cross_entropy(end_logits, end_positions)) / 2
-        return QuestionAnsweringModelOutput(loss, start_logits, end_logits, outputs.hidden_states, outputs.attentions)
+            loss = (
+                F.cross_entropy(start_logits, start_positions) + F.cross_entropy(end_logits, end_positions)
+            ) / 2
+        return QuestionAnsweringModelOutput(
+            loss, start_logits, end_logits, outputs.hidden_states, outputs.attentions
+        )
 
 
 # ------------------------------------------------------------------------------------------------------
@@ -689,10 +753,13 @@ def parameter_breakdown(config: BertConfig) -> dict[str, int]:
     """
     V, P, S = config.vocab_size, config.max_position_embeddings, config.type_vocab_size
     H, I, L = config.hidden_size, config.intermediate_size, config.num_hidden_layers  # noqa: E741 (the paper's I)
-    layer = (4 * (H * H + H)  # query, key, value, attention output dense
-             + 2 * H  # attention LayerNorm
-             + (H * I + I) + (I * H + H)  # feed-forward H -> I -> H
-             + 2 * H)  # output LayerNorm
+    layer = (
+        4 * (H * H + H)  # query, key, value, attention output dense
+        + 2 * H  # attention LayerNorm
+        + (H * I + I)
+        + (I * H + H)  # feed-forward H -> I -> H
+        + 2 * H
+    )  # output LayerNorm
     return {
         "embeddings": (V + P + S) * H + 2 * H,
         "encoder_layer": layer,

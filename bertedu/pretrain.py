@@ -113,7 +113,9 @@ class PretrainingConfig:
     vocab_size: int | None = None  # None: a WordPiece vocabulary that keeps every corpus word whole
     max_length: int = 64  # tokens per [CLS] A [SEP] B [SEP] example (and position embeddings)
     max_sentences: int = 2  # sentences per segment A / B (at most)
-    mlm_probability: float = 0.15  # share of tokens selected for MLM (then 80 % [MASK] / 10 % random / 10 % kept)
+    mlm_probability: float = (
+        0.15  # share of tokens selected for MLM (then 80 % [MASK] / 10 % random / 10 % kept)
+    )
     dropout: float = 0.1  # hidden and attention dropout
     steps: int = 1000  # optimizer steps (batches)
     batch_size: int = 32
@@ -123,7 +125,9 @@ class PretrainingConfig:
     max_grad_norm: float = 1.0  # gradient clipping (global L2 norm); 0 turns clipping off
     seed: int = 0  # initialisation, dropout, NSP pairs, masks and batch order
     attn_implementation: str = "sdpa"  # attention used while training: "sdpa" (fused) or "eager" (explicit)
-    num_threads: int | None = None  # CPU threads while training (None: PyTorch's setting); results depend on it
+    num_threads: int | None = (
+        None  # CPU threads while training (None: PyTorch's setting); results depend on it
+    )
     bucket_batches: int = 8  # sort each run of this many batches by length (less padding); 1 = off
     log_every: int = 10  # one history record per this many steps (means over them)
     eval_every: int = 100  # held-out evaluation every this many steps (0: only at the end)
@@ -146,11 +150,17 @@ class PretrainingConfig:
         if self.model_size not in MODEL_SIZES:
             raise ValueError(f"model_size must be one of {list(MODEL_SIZES)}, got {self.model_size!r}.")
         if self.vocab_size is not None and (not isinstance(self.vocab_size, int) or self.vocab_size < 1):
-            raise ValueError(f"vocab_size must be None (keep every word whole) or a positive int, got {self.vocab_size!r}.")
+            raise ValueError(
+                f"vocab_size must be None (keep every word whole) or a positive int, got {self.vocab_size!r}."
+            )
         if not isinstance(self.max_length, int) or self.max_length < 5:
-            raise ValueError(f"max_length must be an int >= 5 ([CLS] A [SEP] B [SEP]), got {self.max_length!r}.")
+            raise ValueError(
+                f"max_length must be an int >= 5 ([CLS] A [SEP] B [SEP]), got {self.max_length!r}."
+            )
         if not isinstance(self.learning_rate, (int, float)) or not 0 < self.learning_rate < 1:
-            raise ValueError(f"learning_rate must be a number between 0 and 1 (e.g. 1e-3), got {self.learning_rate!r}.")
+            raise ValueError(
+                f"learning_rate must be a number between 0 and 1 (e.g. 1e-3), got {self.learning_rate!r}."
+            )
         for name in ("weight_decay", "max_grad_norm"):
             value = getattr(self, name)
             if not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
@@ -164,7 +174,9 @@ class PretrainingConfig:
         if self.num_threads is not None and (not isinstance(self.num_threads, int) or self.num_threads < 1):
             raise ValueError(f"num_threads must be None or a positive int, got {self.num_threads!r}.")
         if self.attn_implementation not in ("eager", "sdpa"):
-            raise ValueError(f'attn_implementation must be "eager" or "sdpa", got {self.attn_implementation!r}.')
+            raise ValueError(
+                f'attn_implementation must be "eager" or "sdpa", got {self.attn_implementation!r}.'
+            )
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -254,9 +266,13 @@ def course_tokenizer(documents: list[list[str]], vocab_size: int | None = None) 
 
 def model_config(config: PretrainingConfig, vocab_size: int) -> BertConfig:
     """The ``BertConfig`` a run trains (explicit attention, the teaching default). Introduced in notebook 06."""
-    return BertConfig(vocab_size=vocab_size, max_position_embeddings=config.max_length,
-                      hidden_dropout_prob=config.dropout, attention_probs_dropout_prob=config.dropout,
-                      **MODEL_SIZES[config.model_size])
+    return BertConfig(
+        vocab_size=vocab_size,
+        max_position_embeddings=config.max_length,
+        hidden_dropout_prob=config.dropout,
+        attention_probs_dropout_prob=config.dropout,
+        **MODEL_SIZES[config.model_size],
+    )
 
 
 def linear_schedule(warmup_steps: int, total_steps: int):
@@ -283,9 +299,14 @@ def make_optimizer(model: torch.nn.Module, config: PretrainingConfig):
         if not param.requires_grad:
             continue
         (no_decay if param.dim() < 2 or "LayerNorm" in name else decay).append(param)
-    groups = [{"params": decay, "weight_decay": config.weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
+    groups = [
+        {"params": decay, "weight_decay": config.weight_decay},
+        {"params": no_decay, "weight_decay": 0.0},
+    ]
     optimizer = torch.optim.AdamW(groups, lr=config.learning_rate, betas=(0.9, 0.999), eps=1e-6)
-    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, linear_schedule(config.warmup_steps, config.steps))
+    scheduler = torch.optim.lr_scheduler.LambdaLR(
+        optimizer, linear_schedule(config.warmup_steps, config.steps)
+    )
     return optimizer, scheduler
 
 
@@ -293,8 +314,14 @@ def make_optimizer(model: torch.nn.Module, config: PretrainingConfig):
 # Batches of similar length
 
 
-def bucketed_batches(dataset: PretrainingDataset, collator: PretrainingCollator, batch_size: int, *,
-                     start_step: int = 0, bucket_batches: int = 8) -> Iterator[tuple[int, dict]]:
+def bucketed_batches(
+    dataset: PretrainingDataset,
+    collator: PretrainingCollator,
+    batch_size: int,
+    *,
+    start_step: int = 0,
+    bucket_batches: int = 8,
+) -> Iterator[tuple[int, dict]]:
     """Endless ``(step, batch)`` stream like :func:`bertedu.data.pretraining_batches`, with less padding.
 
     Each epoch's examples are shuffled; every run of ``bucket_batches`` batches' worth of examples is then
@@ -314,13 +341,15 @@ def bucketed_batches(dataset: PretrainingDataset, collator: PretrainingCollator,
     while True:
         epoch, first = divmod(step, per_epoch)
         dataset.set_epoch(epoch)
-        order = torch.randperm(n, generator=torch.Generator().manual_seed(stable_seed(dataset.seed, epoch, "bucket")))
+        order = torch.randperm(
+            n, generator=torch.Generator().manual_seed(stable_seed(dataset.seed, epoch, "bucket"))
+        )
         for start in range(first // bucket_batches * group, n, group):
             g = start // group  # the bucket's number inside the epoch
-            members = order[start:start + group].tolist()
+            members = order[start : start + group].tolist()
             examples = {i: dataset[i] for i in members}
             members.sort(key=lambda i: len(examples[i]["input_ids"]))  # stable: ties keep the shuffled order
-            batches = [members[k:k + batch_size] for k in range(0, len(members), batch_size)]
+            batches = [members[k : k + batch_size] for k in range(0, len(members), batch_size)]
             shuffle = torch.Generator().manual_seed(stable_seed(dataset.seed, epoch, g, "bucket-order"))
             batches = [batches[k] for k in torch.randperm(len(batches), generator=shuffle).tolist()]
             offset = start // batch_size  # index (within the epoch) of this bucket's first batch
@@ -341,8 +370,13 @@ def get_rng_state() -> dict[str, Any]:
     return {
         "torch": torch.get_rng_state(),
         "python": random.getstate(),
-        "numpy": {"kind": kind, "keys": torch.from_numpy(keys.astype(np.int64)), "pos": int(pos),
-                  "has_gauss": int(has_gauss), "cached_gaussian": float(cached)},
+        "numpy": {
+            "kind": kind,
+            "keys": torch.from_numpy(keys.astype(np.int64)),
+            "pos": int(pos),
+            "has_gauss": int(has_gauss),
+            "cached_gaussian": float(cached),
+        },
     }
 
 
@@ -352,7 +386,9 @@ def set_rng_state(state: dict[str, Any]) -> None:
     python = state["python"]
     random.setstate((python[0], tuple(python[1]), python[2]))
     n = state["numpy"]
-    np.random.set_state((n["kind"], n["keys"].numpy().astype(np.uint32), n["pos"], n["has_gauss"], n["cached_gaussian"]))
+    np.random.set_state(
+        (n["kind"], n["keys"].numpy().astype(np.uint32), n["pos"], n["has_gauss"], n["cached_gaussian"])
+    )
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -366,10 +402,20 @@ def is_checkpoint(directory: str | os.PathLike) -> bool:
     return directory.is_dir() and all((directory / n).is_file() for n in names)
 
 
-def save_checkpoint(directory: str | os.PathLike, *, model: BertForPreTraining, tokenizer: BertTokenizer,
-                    optimizer: torch.optim.Optimizer, scheduler, step: int, config: PretrainingConfig,
-                    history: list[dict], metrics: dict | None = None, corpus_sha256: str | None = None,
-                    log_window: dict | None = None) -> Path:
+def save_checkpoint(
+    directory: str | os.PathLike,
+    *,
+    model: BertForPreTraining,
+    tokenizer: BertTokenizer,
+    optimizer: torch.optim.Optimizer,
+    scheduler,
+    step: int,
+    config: PretrainingConfig,
+    history: list[dict],
+    metrics: dict | None = None,
+    corpus_sha256: str | None = None,
+    log_window: dict | None = None,
+) -> Path:
     """Write a complete checkpoint to ``directory`` atomically (temporary folder, then rename).
 
     The model part is saved with the teaching (explicit-attention) config, so ``transformers`` and
@@ -382,18 +428,33 @@ def save_checkpoint(directory: str | os.PathLike, *, model: BertForPreTraining, 
     try:
         model.save_pretrained(tmp, tokenizer)
         # The fast attention is a training setting; the saved model is the explicit (teaching) one.
-        model.config.replace(attn_implementation="eager", mlm_logits_at_labels_only=False,
-                             architectures=[type(model).__name__]).to_json_file(tmp / CONFIG_NAME)
-        state = {"format": CHECKPOINT_FORMAT, "step": step, "optimizer": optimizer.state_dict(),
-                 "scheduler": scheduler.state_dict(), "rng": get_rng_state()}
+        model.config.replace(
+            attn_implementation="eager", mlm_logits_at_labels_only=False, architectures=[type(model).__name__]
+        ).to_json_file(tmp / CONFIG_NAME)
+        state = {
+            "format": CHECKPOINT_FORMAT,
+            "step": step,
+            "optimizer": optimizer.state_dict(),
+            "scheduler": scheduler.state_dict(),
+            "rng": get_rng_state(),
+        }
         torch.save(state, tmp / TRAINING_STATE_NAME)
         import bertedu
 
-        atomic_write_json(tmp / TRAINER_STATE_NAME, {
-            "format": CHECKPOINT_FORMAT, "step": step, "complete": step >= config.steps,
-            "config": config.to_dict(), "corpus_sha256": corpus_sha256, "metrics": metrics or {},
-            "history": history, "log_window": log_window or {}, "bertedu_version": bertedu.__version__,
-        })
+        atomic_write_json(
+            tmp / TRAINER_STATE_NAME,
+            {
+                "format": CHECKPOINT_FORMAT,
+                "step": step,
+                "complete": step >= config.steps,
+                "config": config.to_dict(),
+                "corpus_sha256": corpus_sha256,
+                "metrics": metrics or {},
+                "history": history,
+                "log_window": log_window or {},
+                "bertedu_version": bertedu.__version__,
+            },
+        )
         _replace_directory(tmp, directory)
     finally:
         if tmp.exists():
@@ -450,12 +511,16 @@ def load_checkpoint(directory: str | os.PathLike) -> Checkpoint:
     """
     directory = Path(directory)
     if not is_checkpoint(directory):
-        raise FileNotFoundError(f"No complete checkpoint in {directory} (it needs {CONFIG_NAME}, {WEIGHTS_NAME}, "
-                                f"{VOCAB_FILE_NAME}, {TRAINING_STATE_NAME} and {TRAINER_STATE_NAME}).")
+        raise FileNotFoundError(
+            f"No complete checkpoint in {directory} (it needs {CONFIG_NAME}, {WEIGHTS_NAME}, "
+            f"{VOCAB_FILE_NAME}, {TRAINING_STATE_NAME} and {TRAINER_STATE_NAME})."
+        )
     trainer_state = json.loads((directory / TRAINER_STATE_NAME).read_text(encoding="utf-8"))
     if trainer_state.get("format") != CHECKPOINT_FORMAT:
-        raise ValueError(f"{directory} was written in checkpoint format {trainer_state.get('format')!r}; this "
-                         f"bertedu reads format {CHECKPOINT_FORMAT}. Retrain, or use the bertedu that wrote it.")
+        raise ValueError(
+            f"{directory} was written in checkpoint format {trainer_state.get('format')!r}; this "
+            f"bertedu reads format {CHECKPOINT_FORMAT}. Retrain, or use the bertedu that wrote it."
+        )
     training_state = torch.load(directory / TRAINING_STATE_NAME, map_location="cpu", weights_only=True)
     return Checkpoint(
         model=BertForPreTraining.from_pretrained(directory),
@@ -555,9 +620,16 @@ class _Window:
 
     def record(self, step: int, lr: float) -> dict:
         n = max(self.steps, 1)
-        return {"step": step, "split": "train", "loss": self.loss / n, "mlm_loss": self.mlm_loss / n,
-                "nsp_loss": self.nsp_loss / n, "mlm_accuracy": self.mlm_correct / max(self.mlm_total, 1),
-                "nsp_accuracy": self.nsp_correct / max(self.nsp_total, 1), "lr": lr}
+        return {
+            "step": step,
+            "split": "train",
+            "loss": self.loss / n,
+            "mlm_loss": self.mlm_loss / n,
+            "nsp_loss": self.nsp_loss / n,
+            "mlm_accuracy": self.mlm_correct / max(self.mlm_total, 1),
+            "nsp_accuracy": self.nsp_correct / max(self.nsp_total, 1),
+            "lr": lr,
+        }
 
 
 def _load_eval_items(config: PretrainingConfig) -> tuple[list, list]:
@@ -568,8 +640,9 @@ def _load_eval_items(config: PretrainingConfig) -> tuple[list, list]:
 
 def _eval_record(model, tokenizer, config, mlm_items, nsp_items, step: int) -> dict:
     with torch.random.fork_rng(devices=[]):  # evaluation must not move the training's random state
-        scores = evaluate_pretraining(model, tokenizer, mlm_items=mlm_items, nsp_items=nsp_items,
-                                      max_length=config.max_length)
+        scores = evaluate_pretraining(
+            model, tokenizer, mlm_items=mlm_items, nsp_items=nsp_items, max_length=config.max_length
+        )
     record = {"step": step, "split": "eval"}
     if "mlm_top1" in scores:
         record["mlm_accuracy"], record["mlm_top5_accuracy"] = scores["mlm_top1"], scores["mlm_top5"]
@@ -605,19 +678,29 @@ def _check_output_dir(output_dir: Path) -> None:
     if output_dir.exists() and not output_dir.is_dir():
         raise ValueError(f"Output {output_dir} exists and is a file, not a folder; choose another --output.")
     if output_dir.is_dir() and any(output_dir.iterdir()) and not is_checkpoint(output_dir):
-        raise ValueError(f"{output_dir} already holds files that are not a bertedu checkpoint; saving would replace "
-                         "the folder. Choose a new or empty output folder.")
+        raise ValueError(
+            f"{output_dir} already holds files that are not a bertedu checkpoint; saving would replace "
+            "the folder. Choose a new or empty output folder."
+        )
     parent = output_dir.parent
     try:
         parent.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory(prefix=f".{output_dir.name}.probe-", dir=parent):
             pass
     except OSError as err:
-        raise ValueError(f"Cannot write to {parent} ({err.strerror or err}); choose a writable --output.") from err
+        raise ValueError(
+            f"Cannot write to {parent} ({err.strerror or err}); choose a writable --output."
+        ) from err
 
 
-def pretrain(config: PretrainingConfig, output_dir: str | os.PathLike | None = None, *, resume: bool = False,
-             progress: bool = True, stop_after: int | None = None) -> PretrainingRun:
+def pretrain(
+    config: PretrainingConfig,
+    output_dir: str | os.PathLike | None = None,
+    *,
+    resume: bool = False,
+    progress: bool = True,
+    stop_after: int | None = None,
+) -> PretrainingRun:
     """Pretrain a ``BertForPreTraining`` with MLM + NSP as ``config`` says; returns a :class:`PretrainingRun`.
 
     ``output_dir``: where the checkpoint goes (at the end, every ``checkpoint_every`` steps, and when the run
@@ -651,17 +734,25 @@ def pretrain(config: PretrainingConfig, output_dir: str | os.PathLike | None = N
     checkpoint = None
     if resume:
         if not is_checkpoint(output_dir):
-            raise FileNotFoundError(f"Cannot resume: {output_dir} holds no checkpoint. Start a new run without "
-                                    "resume (or --resume), or point to the folder of the run to continue.")
+            raise FileNotFoundError(
+                f"Cannot resume: {output_dir} holds no checkpoint. Start a new run without "
+                "resume (or --resume), or point to the folder of the run to continue."
+            )
         checkpoint = load_checkpoint(output_dir)
         if checkpoint.config != config:
             saved, given = checkpoint.config.to_dict(), config.to_dict()
-            diffs = ", ".join(f"{k}: {saved[k]!r} saved vs {given[k]!r} given" for k in saved if saved[k] != given[k])
-            raise ValueError(f"Cannot resume {output_dir} with different settings ({diffs}). A resumed run "
-                             "continues with its own settings; start a new output folder to change them.")
+            diffs = ", ".join(
+                f"{k}: {saved[k]!r} saved vs {given[k]!r} given" for k in saved if saved[k] != given[k]
+            )
+            raise ValueError(
+                f"Cannot resume {output_dir} with different settings ({diffs}). A resumed run "
+                "continues with its own settings; start a new output folder to change them."
+            )
         if checkpoint.corpus_sha256 not in (None, corpus_sha):
-            raise ValueError(f"The corpus {config.corpus} changed since {output_dir} was saved; resuming would "
-                             "not reproduce the run. Start a new run.")
+            raise ValueError(
+                f"The corpus {config.corpus} changed since {output_dir} was saved; resuming would "
+                "not reproduce the run. Start a new run."
+            )
         tokenizer = checkpoint.tokenizer
     else:
         tokenizer = course_tokenizer(documents, config.vocab_size)
@@ -681,29 +772,58 @@ def pretrain(config: PretrainingConfig, output_dir: str | os.PathLike | None = N
         window = _Window.from_state(checkpoint.log_window)
 
     if start >= config.steps:  # the saved run is already finished: nothing to train
-        return PretrainingRun(model=checkpoint.model, tokenizer=tokenizer, config=config, history=history,
-                              metrics=checkpoint.metrics, step=start, output_dir=output_dir)
+        return PretrainingRun(
+            model=checkpoint.model,
+            tokenizer=tokenizer,
+            config=config,
+            history=history,
+            metrics=checkpoint.metrics,
+            step=start,
+            output_dir=output_dir,
+        )
 
-    dataset = PretrainingDataset(documents, tokenizer, max_length=config.max_length,
-                                 max_sentences=config.max_sentences, seed=config.seed)
+    dataset = PretrainingDataset(
+        documents,
+        tokenizer,
+        max_length=config.max_length,
+        max_sentences=config.max_sentences,
+        seed=config.seed,
+    )
     collator = PretrainingCollator(tokenizer, mlm_probability=config.mlm_probability)
     end = config.steps if stop_after is None else min(config.steps, stop_after)
     params = [p for p in model.parameters() if p.requires_grad]
 
     def save(step: int, metrics: dict | None = None) -> None:
         if output_dir is not None:
-            save_checkpoint(output_dir, model=model, tokenizer=tokenizer, optimizer=optimizer, scheduler=scheduler,
-                            step=step, config=config, history=history, metrics=metrics, corpus_sha256=corpus_sha,
-                            log_window=window.state())
+            save_checkpoint(
+                output_dir,
+                model=model,
+                tokenizer=tokenizer,
+                optimizer=optimizer,
+                scheduler=scheduler,
+                step=step,
+                config=config,
+                history=history,
+                metrics=metrics,
+                corpus_sha256=corpus_sha,
+                log_window=window.state(),
+            )
 
     step, interrupted = start, False
     began = time.perf_counter()
-    bar = tqdm(total=config.steps, initial=start, disable=not progress, desc="pretraining", unit="step",
-               dynamic_ncols=True)
+    bar = tqdm(
+        total=config.steps,
+        initial=start,
+        disable=not progress,
+        desc="pretraining",
+        unit="step",
+        dynamic_ncols=True,
+    )
     try:
         with _StopFlag() as flag, _threads(config.num_threads):
-            batches = bucketed_batches(dataset, collator, config.batch_size, start_step=start,
-                                       bucket_batches=config.bucket_batches)
+            batches = bucketed_batches(
+                dataset, collator, config.batch_size, start_step=start, bucket_batches=config.bucket_batches
+            )
             while step < end:
                 _, batch = next(batches)
                 model.train()
@@ -725,7 +845,12 @@ def pretrain(config: PretrainingConfig, output_dir: str | os.PathLike | None = N
                     history.append(window.record(step, optimizer.param_groups[0]["lr"]))
                     window = _Window()
                     bar.set_postfix(loss=f"{history[-1]['loss']:.3f}", refresh=False)
-                if config.eval_every and step % config.eval_every == 0 and step < config.steps and (mlm_items or nsp_items):
+                if (
+                    config.eval_every
+                    and step % config.eval_every == 0
+                    and step < config.steps
+                    and (mlm_items or nsp_items)
+                ):
                     history.append(_eval_record(model, tokenizer, config, mlm_items, nsp_items, step))
                 if flag.stop:
                     interrupted = True
@@ -744,20 +869,36 @@ def pretrain(config: PretrainingConfig, output_dir: str | os.PathLike | None = N
         metrics = {k: v for k, v in record.items() if k not in ("step", "split")}
     save(step, metrics)
     if interrupted:
-        logger.warning("Training stopped by Ctrl-C after step %d; checkpoint saved%s.", step,
-                       f" in {output_dir} (resume it with resume=True / --resume)" if output_dir else "")
-    return PretrainingRun(model=_teaching_model(model), tokenizer=tokenizer, config=config, history=history,
-                          metrics=metrics, step=step, output_dir=output_dir,
-                          interrupted=interrupted or step < config.steps, train_seconds=seconds)
+        logger.warning(
+            "Training stopped by Ctrl-C after step %d; checkpoint saved%s.",
+            step,
+            f" in {output_dir} (resume it with resume=True / --resume)" if output_dir else "",
+        )
+    return PretrainingRun(
+        model=_teaching_model(model),
+        tokenizer=tokenizer,
+        config=config,
+        history=history,
+        metrics=metrics,
+        step=step,
+        output_dir=output_dir,
+        interrupted=interrupted or step < config.steps,
+        train_seconds=seconds,
+    )
 
 
 def _divergence_message(step: int, what: str, out) -> str:
-    parts = ", ".join(f"{name}={getattr(out, name).item():.4g}" for name in ("mlm_loss", "nsp_loss")
-                      if getattr(out, name) is not None)
-    return (f"Training diverged at step {step + 1}: the {what} is not finite ({parts}). Stopped before updating "
-            "the weights. Try a lower learning rate (e.g. half of it), a longer warm-up, gradient clipping "
-            "(max_grad_norm=1.0), and check the data (empty or very long lines, a tokenizer that turns "
-            "everything into [UNK]).")
+    parts = ", ".join(
+        f"{name}={getattr(out, name).item():.4g}"
+        for name in ("mlm_loss", "nsp_loss")
+        if getattr(out, name) is not None
+    )
+    return (
+        f"Training diverged at step {step + 1}: the {what} is not finite ({parts}). Stopped before updating "
+        "the weights. Try a lower learning rate (e.g. half of it), a longer warm-up, gradient clipping "
+        "(max_grad_norm=1.0), and check the data (empty or very long lines, a tokenizer that turns "
+        "everything into [UNK])."
+    )
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -769,15 +910,18 @@ def course_checkpoint_dir() -> Path:
     return repo_root() / COURSE_CHECKPOINT
 
 
-def train_course_model(output_dir: str | os.PathLike | None = None, *, progress: bool = True) -> PretrainingRun:
+def train_course_model(
+    output_dir: str | os.PathLike | None = None, *, progress: bool = True
+) -> PretrainingRun:
     """Train the course mini-BERT with notebook 06's recipe (:func:`course_config`) and save it to
     ``output_dir`` (default ``runs/mini-bert/``). Introduced in notebook 06."""
     output_dir = course_checkpoint_dir() if output_dir is None else Path(output_dir)
     return pretrain(course_config(), output_dir, progress=progress)
 
 
-def load_course_model(path: str | os.PathLike | None = None, *,
-                      progress: bool = False) -> tuple[BertForPreTraining, BertTokenizer]:
+def load_course_model(
+    path: str | os.PathLike | None = None, *, progress: bool = False
+) -> tuple[BertForPreTraining, BertTokenizer]:
     """The course mini-BERT and its tokenizer, as notebook 06 trained them: ``(model, tokenizer)``.
 
     Loads the checkpoint at ``path`` (default ``runs/mini-bert/`` under the repository root) if it is a
@@ -795,10 +939,16 @@ def load_course_model(path: str | os.PathLike | None = None, *,
             logger.info("Checkpoint in %s is unreadable (%s); retraining the course model.", directory, err)
         else:
             corpus_sha = file_sha256(resolve_path(expected.corpus))
-            if checkpoint.complete and checkpoint.config == expected and checkpoint.corpus_sha256 == corpus_sha:
+            if (
+                checkpoint.complete
+                and checkpoint.config == expected
+                and checkpoint.corpus_sha256 == corpus_sha
+            ):
                 logger.info("Loaded the course model from %s.", directory)
                 return checkpoint.model, checkpoint.tokenizer
-            logger.info("The checkpoint in %s is not a finished run of the course recipe; retraining.", directory)
+            logger.info(
+                "The checkpoint in %s is not a finished run of the course recipe; retraining.", directory
+            )
     run = pretrain(expected, directory, progress=progress)
     logger.info("Trained the course model and saved it to %s.", directory)
     return run.model, run.tokenizer
@@ -813,8 +963,9 @@ def evaluate_course_model(path: str | os.PathLike | None = None) -> dict[str, fl
     model, tokenizer = load_course_model(path)
     config = course_config()
     mlm_items, nsp_items = _load_eval_items(config)
-    scores = evaluate_pretraining(model, tokenizer, mlm_items=mlm_items, nsp_items=nsp_items,
-                                  max_length=config.max_length)
+    scores = evaluate_pretraining(
+        model, tokenizer, mlm_items=mlm_items, nsp_items=nsp_items, max_length=config.max_length
+    )
     return {**scores, "mlm_items": len(mlm_items), "nsp_items": len(nsp_items)}
 
 
@@ -871,72 +1022,148 @@ def _probability(text: str) -> float:
 def build_parser() -> argparse.ArgumentParser:
     """The command line of ``python -m bertedu.pretrain``."""
     d = course_config()
-    sizes = ", ".join(f"{name} ({s['num_hidden_layers']}/{s['hidden_size']}/{s['num_attention_heads']})"
-                      for name, s in MODEL_SIZES.items())
+    sizes = ", ".join(
+        f"{name} ({s['num_hidden_layers']}/{s['hidden_size']}/{s['num_attention_heads']})"
+        for name, s in MODEL_SIZES.items()
+    )
     parser = _Parser(
         prog="python -m bertedu.pretrain",
         description="Pretrain a BERT with masked-LM + next-sentence prediction on a text corpus and save an "
-                    "HF-format checkpoint (config.json, model.safetensors, vocab.txt) plus the state needed to "
-                    "resume. Ctrl-C stops after the current step and saves a checkpoint.",
+        "HF-format checkpoint (config.json, model.safetensors, vocab.txt) plus the state needed to "
+        "resume. Ctrl-C stops after the current step and saves a checkpoint.",
         epilog="Example: python -m bertedu.pretrain --corpus data/simple_sentences.txt --output runs/mini "
-               "--mlm-eval data/mlm_eval.tsv --nsp-eval data/nsp_eval.tsv. Defaults are notebook 06's course "
-               "recipe (bertedu.pretrain.course_config), except the held-out files, which are only used when "
-               "given.",
+        "--mlm-eval data/mlm_eval.tsv --nsp-eval data/nsp_eval.tsv. Defaults are notebook 06's course "
+        "recipe (bertedu.pretrain.course_config), except the held-out files, which are only used when "
+        "given.",
     )
-    parser.add_argument("--corpus", help="text file: one sentence per line, a blank line between documents "
-                        "(required unless --resume)")
-    parser.add_argument("--output", required=True, help="checkpoint folder to create (or to continue with --resume)")
-    parser.add_argument("--resume", action="store_true", help="continue the interrupted run saved in --output "
-                        "with its own saved settings (other training options must be left out or equal)")
+    parser.add_argument(
+        "--corpus",
+        help="text file: one sentence per line, a blank line between documents (required unless --resume)",
+    )
+    parser.add_argument(
+        "--output", required=True, help="checkpoint folder to create (or to continue with --resume)"
+    )
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue the interrupted run saved in --output "
+        "with its own saved settings (other training options must be left out or equal)",
+    )
     parser.add_argument("--overwrite", action="store_true", help="replace a checkpoint already in --output")
-    parser.add_argument("--preset", choices=list(MODEL_SIZES), default=None,
-                        help=f"model size L/H/A: {sizes} (default: {d.model_size})")
+    parser.add_argument(
+        "--preset",
+        choices=list(MODEL_SIZES),
+        default=None,
+        help=f"model size L/H/A: {sizes} (default: {d.model_size})",
+    )
     parser.add_argument("--steps", type=_positive_int, help=f"optimizer steps (default: {d.steps})")
-    parser.add_argument("--batch-size", type=_positive_int, help=f"examples per step (default: {d.batch_size})")
-    parser.add_argument("--lr", type=_learning_rate, help=f"peak learning rate of AdamW (default: {d.learning_rate})")
-    parser.add_argument("--warmup", type=_non_negative_int,
-                        help=f"linear warm-up steps before the linear decay (default: {d.warmup_steps})")
-    parser.add_argument("--mlm-probability", type=_probability, help="share of tokens selected for masked-LM "
-                        f"(then 80 %% [MASK] / 10 %% random / 10 %% kept; the paper: 0.15; default: {d.mlm_probability})")
-    parser.add_argument("--dropout", type=_probability, help=f"hidden and attention dropout (the paper: 0.1; "
-                        f"default: {d.dropout})")
-    parser.add_argument("--max-length", type=_positive_int, help=f"tokens per example (default: {d.max_length})")
-    parser.add_argument("--vocab-size", type=_positive_int, help="WordPiece vocabulary size (default: keep every "
-                        "corpus word whole)")
+    parser.add_argument(
+        "--batch-size", type=_positive_int, help=f"examples per step (default: {d.batch_size})"
+    )
+    parser.add_argument(
+        "--lr", type=_learning_rate, help=f"peak learning rate of AdamW (default: {d.learning_rate})"
+    )
+    parser.add_argument(
+        "--warmup",
+        type=_non_negative_int,
+        help=f"linear warm-up steps before the linear decay (default: {d.warmup_steps})",
+    )
+    parser.add_argument(
+        "--mlm-probability",
+        type=_probability,
+        help="share of tokens selected for masked-LM "
+        f"(then 80 %% [MASK] / 10 %% random / 10 %% kept; the paper: 0.15; default: {d.mlm_probability})",
+    )
+    parser.add_argument(
+        "--dropout",
+        type=_probability,
+        help=f"hidden and attention dropout (the paper: 0.1; default: {d.dropout})",
+    )
+    parser.add_argument(
+        "--max-length", type=_positive_int, help=f"tokens per example (default: {d.max_length})"
+    )
+    parser.add_argument(
+        "--vocab-size",
+        type=_positive_int,
+        help="WordPiece vocabulary size (default: keep every corpus word whole)",
+    )
     parser.add_argument("--seed", type=_non_negative_int, help=f"random seed (default: {d.seed})")
-    parser.add_argument("--eval-every", type=_non_negative_int,
-                        help=f"evaluate on the held-out files every N steps, 0 = only at the end (default: {d.eval_every})")
-    parser.add_argument("--checkpoint-every", type=_non_negative_int,
-                        help="also save a checkpoint every N steps, 0 = only at the end (default: 0)")
-    parser.add_argument("--mlm-eval", help="held-out masked words, TSV 'sentence<TAB>answers' (e.g. data/mlm_eval.tsv)")
-    parser.add_argument("--nsp-eval", help="held-out NSP pairs, TSV 'sentence_a<TAB>sentence_b<TAB>label' "
-                        "(e.g. data/nsp_eval.tsv)")
-    parser.add_argument("--attn", choices=["sdpa", "eager"], help="attention used while training: fused 'sdpa' "
-                        f"(fast) or explicit 'eager'; the saved model is the same either way (default: {d.attn_implementation})")
-    parser.add_argument("--threads", type=_positive_int, help="CPU threads while training; the exact weights "
-                        f"depend on it, so keep it fixed to reproduce a run (default: {d.num_threads})")
+    parser.add_argument(
+        "--eval-every",
+        type=_non_negative_int,
+        help=f"evaluate on the held-out files every N steps, 0 = only at the end (default: {d.eval_every})",
+    )
+    parser.add_argument(
+        "--checkpoint-every",
+        type=_non_negative_int,
+        help="also save a checkpoint every N steps, 0 = only at the end (default: 0)",
+    )
+    parser.add_argument(
+        "--mlm-eval", help="held-out masked words, TSV 'sentence<TAB>answers' (e.g. data/mlm_eval.tsv)"
+    )
+    parser.add_argument(
+        "--nsp-eval",
+        help="held-out NSP pairs, TSV 'sentence_a<TAB>sentence_b<TAB>label' (e.g. data/nsp_eval.tsv)",
+    )
+    parser.add_argument(
+        "--attn",
+        choices=["sdpa", "eager"],
+        help="attention used while training: fused 'sdpa' "
+        f"(fast) or explicit 'eager'; the saved model is the same either way (default: {d.attn_implementation})",
+    )
+    parser.add_argument(
+        "--threads",
+        type=_positive_int,
+        help="CPU threads while training; the exact weights "
+        f"depend on it, so keep it fixed to reproduce a run (default: {d.num_threads})",
+    )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     return parser
 
 
-_CLI_FIELDS = {"corpus": "corpus", "preset": "model_size", "steps": "steps", "batch_size": "batch_size",
-               "lr": "learning_rate", "warmup": "warmup_steps", "max_length": "max_length",
-               "mlm_probability": "mlm_probability", "dropout": "dropout",
-               "vocab_size": "vocab_size", "seed": "seed", "eval_every": "eval_every",
-               "checkpoint_every": "checkpoint_every", "mlm_eval": "mlm_eval_file", "nsp_eval": "nsp_eval_file",
-               "attn": "attn_implementation", "threads": "num_threads"}
+_CLI_FIELDS = {
+    "corpus": "corpus",
+    "preset": "model_size",
+    "steps": "steps",
+    "batch_size": "batch_size",
+    "lr": "learning_rate",
+    "warmup": "warmup_steps",
+    "max_length": "max_length",
+    "mlm_probability": "mlm_probability",
+    "dropout": "dropout",
+    "vocab_size": "vocab_size",
+    "seed": "seed",
+    "eval_every": "eval_every",
+    "checkpoint_every": "checkpoint_every",
+    "mlm_eval": "mlm_eval_file",
+    "nsp_eval": "nsp_eval_file",
+    "attn": "attn_implementation",
+    "threads": "num_threads",
+}
 
 
 def _config_from_args(args: argparse.Namespace, output: Path) -> PretrainingConfig:
-    given = {field_: getattr(args, opt) for opt, field_ in _CLI_FIELDS.items() if getattr(args, opt) is not None}
+    given = {
+        field_: getattr(args, opt) for opt, field_ in _CLI_FIELDS.items() if getattr(args, opt) is not None
+    }
     if args.resume:
         if not is_checkpoint(output):
-            raise ValueError(f"--resume: {output} holds no checkpoint to continue (start a run without --resume).")
-        saved = PretrainingConfig.from_dict(json.loads((output / TRAINER_STATE_NAME).read_text(encoding="utf-8"))["config"])
-        different = [f"{k} ({v!r} given, {getattr(saved, k)!r} saved)" for k, v in given.items() if getattr(saved, k) != v]
+            raise ValueError(
+                f"--resume: {output} holds no checkpoint to continue (start a run without --resume)."
+            )
+        saved = PretrainingConfig.from_dict(
+            json.loads((output / TRAINER_STATE_NAME).read_text(encoding="utf-8"))["config"]
+        )
+        different = [
+            f"{k} ({v!r} given, {getattr(saved, k)!r} saved)"
+            for k, v in given.items()
+            if getattr(saved, k) != v
+        ]
         if different:
-            raise ValueError(f"--resume continues the saved run with its own settings; these differ: "
-                             f"{', '.join(different)}. Leave them out, or start a new --output.")
+            raise ValueError(
+                f"--resume continues the saved run with its own settings; these differ: "
+                f"{', '.join(different)}. Leave them out, or start a new --output."
+            )
         return saved
     if "corpus" not in given:
         raise ValueError("--corpus is required (e.g. --corpus data/simple_sentences.txt).")
@@ -946,9 +1173,16 @@ def _config_from_args(args: argparse.Namespace, output: Path) -> PretrainingConf
         if key in given and not resolve_path(given[key]).is_file():
             raise ValueError(f"evaluation file {given[key]} does not exist.")
     if is_checkpoint(output) and not args.overwrite:
-        raise ValueError(f"{output} already holds a checkpoint; use --resume to continue it or --overwrite to "
-                         "replace it.")
-    if output.exists() and output.is_dir() and any(output.iterdir()) and not is_checkpoint(output) and not args.overwrite:
+        raise ValueError(
+            f"{output} already holds a checkpoint; use --resume to continue it or --overwrite to replace it."
+        )
+    if (
+        output.exists()
+        and output.is_dir()
+        and any(output.iterdir())
+        and not is_checkpoint(output)
+        and not args.overwrite
+    ):
         raise ValueError(f"{output} exists and is not empty; choose a new --output (or --overwrite).")
     recipe = course_config(mlm_eval_file=None, nsp_eval_file=None)
     try:
@@ -958,9 +1192,17 @@ def _config_from_args(args: argparse.Namespace, output: Path) -> PretrainingConf
 
 
 def _format_metrics(metrics: dict[str, float], held_out: bool) -> str:
-    names = ({"mlm_accuracy": "masked-word top-1", "mlm_top5_accuracy": "top-5", "nsp_accuracy": "NSP accuracy"}
-             if held_out else {"loss": "loss", "mlm_loss": "MLM loss", "nsp_loss": "NSP loss",
-                               "mlm_accuracy": "MLM accuracy", "nsp_accuracy": "NSP accuracy"})
+    names = (
+        {"mlm_accuracy": "masked-word top-1", "mlm_top5_accuracy": "top-5", "nsp_accuracy": "NSP accuracy"}
+        if held_out
+        else {
+            "loss": "loss",
+            "mlm_loss": "MLM loss",
+            "nsp_loss": "NSP loss",
+            "mlm_accuracy": "MLM accuracy",
+            "nsp_accuracy": "NSP accuracy",
+        }
+    )
     return ", ".join(f"{names[k]} {metrics[k]:.3f}" for k in names if k in metrics)
 
 

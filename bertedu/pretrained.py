@@ -56,7 +56,9 @@ def load_pretrained(
     return model_class.from_pretrained(directory, **config_overrides)
 
 
-def load_minilm(model_class: type[BertPreTrainedModel] = BertModel, **config_overrides: Any) -> BertPreTrainedModel:
+def load_minilm(
+    model_class: type[BertPreTrainedModel] = BertModel, **config_overrides: Any
+) -> BertPreTrainedModel:
     """Our ``BertModel`` (or another ``model_class``) with the all-MiniLM-L6-v2 weights, in eval mode.
 
     ``config_overrides`` e.g. ``attn_implementation="sdpa"`` or ``num_labels=3`` (with a task model).
@@ -73,4 +75,6 @@ def minilm(model_class: type[BertPreTrainedModel] = BertModel, **config_override
     from bertedu.tokenizer import BertTokenizer  # imported here: the tokenizer module is independent
 
     folder = minilm_dir()
-    return load_pretrained(folder, model_class, **config_overrides), BertTokenizer.from_file(folder / "vocab.txt")
+    return load_pretrained(folder, model_class, **config_overrides), BertTokenizer.from_file(
+        folder / "vocab.txt"
+    )

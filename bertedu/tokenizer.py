@@ -107,12 +107,16 @@ class BasicTokenizer:
         self.strip_accents = strip_accents
         # Longest first, so that "[MASK]" wins over a hypothetical "[MA".
         alternatives = sorted(self.never_split, key=len, reverse=True)
-        self._never_split_re = re.compile("(" + "|".join(map(re.escape, alternatives)) + ")") if alternatives else None
+        self._never_split_re = (
+            re.compile("(" + "|".join(map(re.escape, alternatives)) + ")") if alternatives else None
+        )
 
     def tokenize(self, text: str) -> list[str]:
         """Words of ``text`` (list of str). Introduced in notebook 02."""
         if not isinstance(text, str):
-            raise ValueError(f"tokenize expects a str, got {type(text).__name__}; pass the text of one sentence.")
+            raise ValueError(
+                f"tokenize expects a str, got {type(text).__name__}; pass the text of one sentence."
+            )
         pieces = self._never_split_re.split(text) if self._never_split_re else [text]
         words: list[str] = []
         for i, piece in enumerate(pieces):
@@ -187,8 +191,12 @@ class WordpieceTokenizer:
     Introduced in notebook 02.
     """
 
-    def __init__(self, vocab: Mapping[str, int] | Iterable[str], unk_token: str = UNK_TOKEN,
-                 max_input_chars_per_word: int = 100):
+    def __init__(
+        self,
+        vocab: Mapping[str, int] | Iterable[str],
+        unk_token: str = UNK_TOKEN,
+        max_input_chars_per_word: int = 100,
+    ):
         self.vocab = vocab if isinstance(vocab, Mapping) else {tok: i for i, tok in enumerate(vocab)}
         self.unk_token = unk_token
         self.max_input_chars_per_word = max_input_chars_per_word
@@ -243,7 +251,9 @@ def load_vocab(path: str | os.PathLike) -> dict[str, int]:
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as err:
-        raise ValueError(f"{path} is not UTF-8 text (bad byte at offset {err.start}); re-save it as UTF-8.") from err
+        raise ValueError(
+            f"{path} is not UTF-8 text (bad byte at offset {err.start}); re-save it as UTF-8."
+        ) from err
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()  # the newline that ends the last line
@@ -268,8 +278,10 @@ def save_vocab(tokens: Sequence[str], path: str | os.PathLike) -> Path:
     """
     for token in tokens:
         if not token or any(c in token for c in "\n\r") or token != token.strip():
-            raise ValueError(f"Cannot store the token {token!r} in vocab.txt: tokens must be non-empty, "
-                             "without line breaks or surrounding spaces.")
+            raise ValueError(
+                f"Cannot store the token {token!r} in vocab.txt: tokens must be non-empty, "
+                "without line breaks or surrounding spaces."
+            )
     return atomic_write_text(path, "".join(f"{t}\n" for t in tokens))
 
 
@@ -312,7 +324,9 @@ class BertTokenizer:
         self.strip_accents = strip_accents
         self.tokenize_chinese_chars = tokenize_chinese_chars
         self.model_max_length = model_max_length
-        self.basic_tokenizer = BasicTokenizer(do_lower_case, SPECIAL_TOKENS, tokenize_chinese_chars, strip_accents)
+        self.basic_tokenizer = BasicTokenizer(
+            do_lower_case, SPECIAL_TOKENS, tokenize_chinese_chars, strip_accents
+        )
         self.wordpiece_tokenizer = WordpieceTokenizer(self.vocab, UNK_TOKEN, max_input_chars_per_word)
         self._is_continuation: torch.Tensor | None = None  # (V,) bool, built on first use by word_ids
 
@@ -354,10 +368,18 @@ class BertTokenizer:
         directory = Path(directory)
         directory.mkdir(parents=True, exist_ok=True)
         self.save_vocabulary(directory / VOCAB_FILE_NAME)
-        config = {"tokenizer_class": "BertTokenizer", "do_lower_case": self.do_lower_case,
-                  "strip_accents": self.strip_accents, "tokenize_chinese_chars": self.tokenize_chinese_chars,
-                  "model_max_length": self.model_max_length, "unk_token": UNK_TOKEN, "sep_token": SEP_TOKEN,
-                  "pad_token": PAD_TOKEN, "cls_token": CLS_TOKEN, "mask_token": MASK_TOKEN}
+        config = {
+            "tokenizer_class": "BertTokenizer",
+            "do_lower_case": self.do_lower_case,
+            "strip_accents": self.strip_accents,
+            "tokenize_chinese_chars": self.tokenize_chinese_chars,
+            "model_max_length": self.model_max_length,
+            "unk_token": UNK_TOKEN,
+            "sep_token": SEP_TOKEN,
+            "pad_token": PAD_TOKEN,
+            "cls_token": CLS_TOKEN,
+            "mask_token": MASK_TOKEN,
+        }
         atomic_write_text(directory / TOKENIZER_CONFIG_NAME, json.dumps(config, indent=2) + "\n")
         return directory
 
@@ -395,8 +417,9 @@ class BertTokenizer:
             return self.vocab.get(tokens, self.unk_token_id)
         return [self.vocab.get(t, self.unk_token_id) for t in tokens]
 
-    def convert_ids_to_tokens(self, ids: int | Iterable[int] | torch.Tensor,
-                              skip_special_tokens: bool = False) -> str | list[str]:
+    def convert_ids_to_tokens(
+        self, ids: int | Iterable[int] | torch.Tensor, skip_special_tokens: bool = False
+    ) -> str | list[str]:
         """Id(s) -> token(s). Accepts an int, a list or a 1-D tensor."""
         if isinstance(ids, torch.Tensor):
             ids = ids.tolist()
@@ -407,7 +430,9 @@ class BertTokenizer:
 
     def _checked_id(self, i) -> int:
         if not isinstance(i, int) or not 0 <= i < self.vocab_size:
-            raise ValueError(f"Token id {i!r} is not in the vocabulary (ids run from 0 to {self.vocab_size - 1}).")
+            raise ValueError(
+                f"Token id {i!r} is not in the vocabulary (ids run from 0 to {self.vocab_size - 1})."
+            )
         return i
 
     # -- text -> tokens -> ids ---------------------------------------------------------------------------
@@ -427,7 +452,9 @@ class BertTokenizer:
         out = [self.cls_token_id, *ids_a, self.sep_token_id]
         return out if ids_b is None else [*out, *ids_b, self.sep_token_id]
 
-    def create_token_type_ids_from_sequences(self, ids_a: list[int], ids_b: list[int] | None = None) -> list[int]:
+    def create_token_type_ids_from_sequences(
+        self, ids_a: list[int], ids_b: list[int] | None = None
+    ) -> list[int]:
         """Segment ids: 0 for [CLS], A and the first [SEP]; 1 for B and the final [SEP]."""
         return [0] * (len(ids_a) + 2) + ([] if ids_b is None else [1] * (len(ids_b) + 1))
 
@@ -452,7 +479,9 @@ class BertTokenizer:
         Introduced in notebook 02.
         """
         if not isinstance(text, str) or (text_pair is not None and not isinstance(text_pair, str)):
-            raise ValueError("encode expects text (and text_pair) as str; for a list of texts call tokenizer(texts).")
+            raise ValueError(
+                "encode expects text (and text_pair) as str; for a list of texts call tokenizer(texts)."
+            )
         ids_a = self.convert_tokens_to_ids(self.tokenize(text))
         ids_b = None if text_pair is None else self.convert_tokens_to_ids(self.tokenize(text_pair))
         strategy = _truncation_strategy(truncation, max_length)
@@ -465,10 +494,16 @@ class BertTokenizer:
         else:
             input_ids = ids_a + (ids_b or [])
             token_type_ids = [0] * len(ids_a) + [1] * len(ids_b or [])
-        encoding = {"input_ids": input_ids, "token_type_ids": token_type_ids, "attention_mask": [1] * len(input_ids)}
+        encoding = {
+            "input_ids": input_ids,
+            "token_type_ids": token_type_ids,
+            "attention_mask": [1] * len(input_ids),
+        }
         if padding == "max_length":
             if max_length is None:
-                raise ValueError('padding="max_length" needs max_length=...; or use padding=True in tokenizer(texts).')
+                raise ValueError(
+                    'padding="max_length" needs max_length=...; or use padding=True in tokenizer(texts).'
+                )
             encoding = self.pad(encoding, max_length)
         elif padding not in (False, True, "longest", "do_not_pad"):
             raise ValueError(f'padding must be False, True, "longest" or "max_length", got {padding!r}.')
@@ -477,9 +512,11 @@ class BertTokenizer:
     def pad(self, encoding: dict[str, list[int]], length: int) -> dict[str, list[int]]:
         """Pad one encoding on the right up to ``length``: [PAD] ids, segment 0, attention 0."""
         n = length - len(encoding["input_ids"])
-        return {"input_ids": encoding["input_ids"] + [self.pad_token_id] * n,
-                "token_type_ids": encoding["token_type_ids"] + [0] * n,
-                "attention_mask": encoding["attention_mask"] + [0] * n}
+        return {
+            "input_ids": encoding["input_ids"] + [self.pad_token_id] * n,
+            "token_type_ids": encoding["token_type_ids"] + [0] * n,
+            "attention_mask": encoding["attention_mask"] + [0] * n,
+        }
 
     def __call__(
         self,
@@ -503,17 +540,29 @@ class BertTokenizer:
         else:
             pairs = [text_pair] if isinstance(text_pair, str) else list(text_pair)
             if len(pairs) != len(texts):
-                raise ValueError(f"Got {len(texts)} texts but {len(pairs)} text pairs; pass one pair per text.")
-        encodings = [self.encode(a, b, add_special_tokens=add_special_tokens, max_length=max_length,
-                                 truncation=truncation, padding="max_length" if padding == "max_length" else False)
-                     for a, b in zip(texts, pairs)]
+                raise ValueError(
+                    f"Got {len(texts)} texts but {len(pairs)} text pairs; pass one pair per text."
+                )
+        encodings = [
+            self.encode(
+                a,
+                b,
+                add_special_tokens=add_special_tokens,
+                max_length=max_length,
+                truncation=truncation,
+                padding="max_length" if padding == "max_length" else False,
+            )
+            for a, b in zip(texts, pairs)
+        ]
         if padding in (True, "longest") and encodings:
             longest = max(len(e["input_ids"]) for e in encodings)
             encodings = [self.pad(e, longest) for e in encodings]
         batch = {key: [e[key] for e in encodings] for key in self.model_input_names}
         if return_tensors == "pt":
             if len({len(ids) for ids in batch["input_ids"]}) > 1:
-                raise ValueError("The texts have different lengths; pass padding=True to stack them into a tensor.")
+                raise ValueError(
+                    "The texts have different lengths; pass padding=True to stack them into a tensor."
+                )
             return {key: torch.tensor(value, dtype=torch.long) for key, value in batch.items()}  # (B, T)
         if return_tensors is not None:
             raise ValueError(f'return_tensors must be None or "pt", got {return_tensors!r}.')
@@ -532,11 +581,15 @@ class BertTokenizer:
         """
         if isinstance(ids, torch.Tensor):
             if ids.dim() > 1:
-                raise ValueError(f"decode takes one sequence (T,), got shape {tuple(ids.shape)}; use batch_decode.")
+                raise ValueError(
+                    f"decode takes one sequence (T,), got shape {tuple(ids.shape)}; use batch_decode."
+                )
             ids = ids.tolist()
         return self.convert_tokens_to_string(self.convert_ids_to_tokens(list(ids), skip_special_tokens))
 
-    def batch_decode(self, batch: Iterable[Iterable[int]] | torch.Tensor, skip_special_tokens: bool = False) -> list[str]:
+    def batch_decode(
+        self, batch: Iterable[Iterable[int]] | torch.Tensor, skip_special_tokens: bool = False
+    ) -> list[str]:
         """Decode every row of a ``(B, T)`` batch."""
         return [self.decode(ids, skip_special_tokens) for ids in batch]
 
@@ -569,8 +622,10 @@ class BertTokenizer:
 def _checked_vocab(vocab: Mapping[str, int] | Sequence[str]) -> dict[str, int]:
     """Validate a vocabulary: ids 0..V-1 each used once, every special token present."""
     if isinstance(vocab, (str, os.PathLike)):
-        raise ValueError("BertTokenizer(vocab) takes a list of tokens or a dict; to read a file use "
-                         "BertTokenizer.from_file(path).")
+        raise ValueError(
+            "BertTokenizer(vocab) takes a list of tokens or a dict; to read a file use "
+            "BertTokenizer.from_file(path)."
+        )
     if isinstance(vocab, Mapping):
         vocab = dict(vocab)
         if sorted(vocab.values()) != list(range(len(vocab))):
@@ -579,7 +634,9 @@ def _checked_vocab(vocab: Mapping[str, int] | Sequence[str]) -> dict[str, int]:
         tokens = list(vocab)
         duplicates = sorted({t for t, n in Counter(tokens).items() if n > 1})
         if duplicates:
-            raise ValueError(f"The vocabulary lists these tokens more than once: {duplicates[:10]}; keep one of each.")
+            raise ValueError(
+                f"The vocabulary lists these tokens more than once: {duplicates[:10]}; keep one of each."
+            )
         vocab = {t: i for i, t in enumerate(tokens)}
     missing = [t for t in SPECIAL_TOKENS if t not in vocab]
     if missing:
@@ -597,10 +654,14 @@ def _truncation_strategy(truncation: bool | str | None, max_length: int | None) 
         return None
     strategy = "longest_first" if truncation is True else truncation
     if strategy not in ("longest_first", "only_first", "only_second"):
-        raise ValueError(f'truncation must be True, False, "longest_first", "only_first" or "only_second", '
-                         f"got {truncation!r}.")
+        raise ValueError(
+            f'truncation must be True, False, "longest_first", "only_first" or "only_second", '
+            f"got {truncation!r}."
+        )
     if max_length is None:
-        raise ValueError("truncation needs max_length=...: the number of tokens to keep, [CLS]/[SEP] included.")
+        raise ValueError(
+            "truncation needs max_length=...: the number of tokens to keep, [CLS]/[SEP] included."
+        )
     return strategy
 
 
@@ -620,14 +681,18 @@ def _truncate(ids_a: list[int], ids_b: list[int] | None, budget: int, strategy: 
     else:  # longest_first, as Hugging Face's tokenizers library computes it
         short, long = sorted((n_a, n_b))
         keep_short, keep_long = short, max(short, budget - short)
-        if keep_short + keep_long > budget:  # both too long: split the budget, the odd token to the longer one
+        if (
+            keep_short + keep_long > budget
+        ):  # both too long: split the budget, the odd token to the longer one
             keep_short, keep_long = budget // 2, budget // 2 + budget % 2
         keep_a, keep_b = (keep_long, keep_short) if n_a > n_b else (keep_short, keep_long)
     cut_side = {"only_first": keep_a, "only_second": keep_b}.get(strategy, 1)
     if cut_side <= 0:  # like HF, refuse to cut the only side we may shorten away entirely
         side = "first" if strategy == "only_first" else "second"
-        raise ValueError(f'truncation="{strategy}" cannot shorten the input enough without removing the whole '
-                         f'{side} text. Use truncation="longest_first" or a larger max_length.')
+        raise ValueError(
+            f'truncation="{strategy}" cannot shorten the input enough without removing the whole '
+            f'{side} text. Use truncation="longest_first" or a larger max_length.'
+        )
     return ids_a[:keep_a], None if ids_b is None else ids_b[:keep_b]
 
 
@@ -669,7 +734,9 @@ def train_wordpiece(
     for item in texts:
         for sentence in [item] if isinstance(item, str) else item:
             if not isinstance(sentence, str):
-                raise ValueError(f"train_wordpiece expects sentences (str) or documents (lists of str), got {sentence!r}.")
+                raise ValueError(
+                    f"train_wordpiece expects sentences (str) or documents (lists of str), got {sentence!r}."
+                )
             word_freq.update(w for w in basic.tokenize(sentence) if w not in SPECIAL_TOKENS)
     if not word_freq:
         raise ValueError("train_wordpiece got no words: pass a non-empty list of sentences.")
@@ -700,8 +767,10 @@ def train_wordpiece(
         # Best pair: highest score, then highest frequency, then alphabetical. One division of exact ints
         # per score, so equal fractions give equal floats.
         if score == "likelihood":
-            best = min(pair_freq, key=lambda p: (-pair_freq[p] / (piece_freq[p[0]] * piece_freq[p[1]]),
-                                                 -pair_freq[p], p))
+            best = min(
+                pair_freq,
+                key=lambda p: (-pair_freq[p] / (piece_freq[p[0]] * piece_freq[p[1]]), -pair_freq[p], p),
+            )
         else:
             best = min(pair_freq, key=lambda p: (-pair_freq[p], p))
         first, second = best
@@ -714,12 +783,17 @@ def train_wordpiece(
             splits[i] = _merge(splits[i], first, second, merged)
             _count(splits[i], freqs[i], i, piece_freq, pair_freq, pair_words)
     if len(vocab) < vocab_size:
-        warnings.warn(f"train_wordpiece: the corpus supports only {len(vocab)} tokens (every word is now one "
-                      f"token), fewer than vocab_size={vocab_size}.", stacklevel=2)
+        warnings.warn(
+            f"train_wordpiece: the corpus supports only {len(vocab)} tokens (every word is now one "
+            f"token), fewer than vocab_size={vocab_size}.",
+            stacklevel=2,
+        )
     return vocab
 
 
-def _count(split: list[str], weight: int, index: int, piece_freq: Counter, pair_freq: Counter, pair_words: dict):
+def _count(
+    split: list[str], weight: int, index: int, piece_freq: Counter, pair_freq: Counter, pair_words: dict
+):
     """Add (weight > 0) or remove (weight < 0) one word's pieces and adjacent pairs from the counts."""
     for piece in split:
         piece_freq[piece] += weight

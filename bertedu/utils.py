@@ -61,7 +61,9 @@ def data_path(name: str) -> Path:
     """Path of a file under the repository's ``data/`` folder, with a clear error if it is missing."""
     path = repo_root() / "data" / name
     if not path.exists():
-        raise FileNotFoundError(f"data/{name} is missing from the repository; restore it with `git checkout data/`.")
+        raise FileNotFoundError(
+            f"data/{name} is missing from the repository; restore it with `git checkout data/`."
+        )
     return path
 
 

@@ -82,8 +82,9 @@ def test_build_key_mask_shape_and_errors():
 
 def test_multi_head_equals_a_loop_over_heads():
     torch.manual_seed(0)
-    config = BertConfig(hidden_size=12, num_attention_heads=3, intermediate_size=24, num_hidden_layers=1,
-                        vocab_size=10)
+    config = BertConfig(
+        hidden_size=12, num_attention_heads=3, intermediate_size=24, num_hidden_layers=1, vocab_size=10
+    )
     attn = BertSelfAttention(config).eval()
     x = torch.randn(2, 5, 12)
     context, weights = attn(x, output_attentions=True)
@@ -97,8 +98,9 @@ def test_multi_head_equals_a_loop_over_heads():
 
 def test_sdpa_module_path_equals_eager_path():
     torch.manual_seed(0)
-    config = BertConfig(hidden_size=32, num_attention_heads=4, intermediate_size=64, num_hidden_layers=1,
-                        vocab_size=10)
+    config = BertConfig(
+        hidden_size=32, num_attention_heads=4, intermediate_size=64, num_hidden_layers=1, vocab_size=10
+    )
     eager = BertAttention(config).eval()
     fused = BertAttention(config.replace(attn_implementation="sdpa")).eval()
     fused.load_state_dict(eager.state_dict())

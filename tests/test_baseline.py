@@ -8,8 +8,14 @@ from bertedu.evaluation import masked_word_probabilities, predict_masked
 from bertedu.tokenizer import SPECIAL_TOKENS, BertTokenizer
 
 WORDS = ["the", "man", "woman", "reads", "eats", "book", "meat", "paper", "bread"]
-SENTENCES = ["the man reads the book", "the woman eats the bread", "the man eats the meat",
-             "the woman reads the paper", "the man reads the paper", "the woman eats the meat"]
+SENTENCES = [
+    "the man reads the book",
+    "the woman eats the bread",
+    "the man eats the meat",
+    "the woman reads the paper",
+    "the man reads the paper",
+    "the woman eats the meat",
+]
 
 
 @pytest.fixture
@@ -20,8 +26,9 @@ def tok():
 def test_without_positions_the_prediction_ignores_word_order(tok):
     torch.manual_seed(0)
     model = MiniBert(tok.vocab_size, d_model=16, init_scale=0.5).eval()
-    probs = masked_word_probabilities(model, tok, ["the man [MASK] the book", "the book [MASK] the man",
-                                                   "book the the man [MASK]"])
+    probs = masked_word_probabilities(
+        model, tok, ["the man [MASK] the book", "the book [MASK] the man", "book the the man [MASK]"]
+    )
     assert torch.allclose(probs[0], probs[1], atol=1e-6) and torch.allclose(probs[0], probs[2], atol=1e-6)
     other = masked_word_probabilities(model, tok, ["the woman [MASK] the book"])
     assert not torch.allclose(probs[0], other[0], atol=1e-4)  # a different bag of words does change it
@@ -46,8 +53,9 @@ def test_labels_fast_path_gives_the_full_paths_loss(tok):
     full = model(ids, mask).prediction_logits  # (B, T, V)
     assert fast.prediction_logits.shape == (2, tok.vocab_size)
     torch.testing.assert_close(fast.prediction_logits, full[labels != -100])
-    torch.testing.assert_close(fast.loss, torch.nn.functional.cross_entropy(full.reshape(-1, tok.vocab_size),
-                                                                            labels.reshape(-1)))
+    torch.testing.assert_close(
+        fast.loss, torch.nn.functional.cross_entropy(full.reshape(-1, tok.vocab_size), labels.reshape(-1))
+    )
 
 
 def test_mask_one_word_masks_exactly_one_real_token():

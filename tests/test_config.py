@@ -23,12 +23,23 @@ def test_defaults_are_bert_base_with_hf_names():
 
 @pytest.mark.parametrize(
     "name, L, H, A",
-    [("tiny", 2, 128, 2), ("mini", 4, 256, 4), ("small", 4, 512, 8), ("medium", 8, 512, 8),
-     ("base", 12, 768, 12), ("large", 24, 1024, 16)],
+    [
+        ("tiny", 2, 128, 2),
+        ("mini", 4, 256, 4),
+        ("small", 4, 512, 8),
+        ("medium", 8, 512, 8),
+        ("base", 12, 768, 12),
+        ("large", 24, 1024, 16),
+    ],
 )
 def test_presets_match_the_paper(name, L, H, A):
     c = BertConfig.from_preset(name, vocab_size=1000)
-    assert (c.num_hidden_layers, c.hidden_size, c.num_attention_heads, c.intermediate_size) == (L, H, A, 4 * H)
+    assert (c.num_hidden_layers, c.hidden_size, c.num_attention_heads, c.intermediate_size) == (
+        L,
+        H,
+        A,
+        4 * H,
+    )
     assert c.vocab_size == 1000
     assert PRESETS[name]["hidden_size"] == H
 
@@ -39,8 +50,14 @@ def test_unknown_preset_lists_the_choices():
 
 
 def test_json_round_trip(tmp_path):
-    c = BertConfig.from_preset("mini", vocab_size=1234, attn_implementation="sdpa", num_labels=5,
-                               classifier_dropout=0.2, mlm_logits_at_labels_only=True)
+    c = BertConfig.from_preset(
+        "mini",
+        vocab_size=1234,
+        attn_implementation="sdpa",
+        num_labels=5,
+        classifier_dropout=0.2,
+        mlm_logits_at_labels_only=True,
+    )
     path = c.to_json_file(tmp_path / "config.json")
     data = json.loads(path.read_text())
     assert data["model_type"] == "bert" and data["hidden_size"] == 256 and data["layer_norm_eps"] == 1e-12
@@ -51,17 +68,37 @@ def test_json_round_trip(tmp_path):
 
 def test_reads_hf_config_with_extra_keys(tmp_path):
     hf = {
-        "_name_or_path": "nreimers/MiniLM-L6-H384-uncased", "architectures": ["BertModel"],
-        "attention_probs_dropout_prob": 0.1, "gradient_checkpointing": False, "hidden_act": "gelu",
-        "hidden_dropout_prob": 0.1, "hidden_size": 384, "initializer_range": 0.02, "intermediate_size": 1536,
-        "layer_norm_eps": 1e-12, "max_position_embeddings": 512, "model_type": "bert", "num_attention_heads": 12,
-        "num_hidden_layers": 6, "pad_token_id": 0, "position_embedding_type": "absolute",
-        "transformers_version": "4.8.2", "type_vocab_size": 2, "use_cache": True, "vocab_size": 30522,
-        "id2label": {"0": "neg", "1": "neu", "2": "pos"}, "dtype": "float32",
+        "_name_or_path": "nreimers/MiniLM-L6-H384-uncased",
+        "architectures": ["BertModel"],
+        "attention_probs_dropout_prob": 0.1,
+        "gradient_checkpointing": False,
+        "hidden_act": "gelu",
+        "hidden_dropout_prob": 0.1,
+        "hidden_size": 384,
+        "initializer_range": 0.02,
+        "intermediate_size": 1536,
+        "layer_norm_eps": 1e-12,
+        "max_position_embeddings": 512,
+        "model_type": "bert",
+        "num_attention_heads": 12,
+        "num_hidden_layers": 6,
+        "pad_token_id": 0,
+        "position_embedding_type": "absolute",
+        "transformers_version": "4.8.2",
+        "type_vocab_size": 2,
+        "use_cache": True,
+        "vocab_size": 30522,
+        "id2label": {"0": "neg", "1": "neu", "2": "pos"},
+        "dtype": "float32",
     }
     (tmp_path / "config.json").write_text(json.dumps(hf))
     c = BertConfig.from_json_file(tmp_path / "config.json")
-    assert (c.hidden_size, c.num_hidden_layers, c.num_attention_heads, c.intermediate_size) == (384, 6, 12, 1536)
+    assert (c.hidden_size, c.num_hidden_layers, c.num_attention_heads, c.intermediate_size) == (
+        384,
+        6,
+        12,
+        1536,
+    )
     assert c.num_labels == 3
     assert c.architectures == ["BertModel"]
 
@@ -71,8 +108,17 @@ def test_transformers_reads_our_config(tmp_path):
     c = BertConfig.from_preset("tiny", vocab_size=777, num_labels=4)
     c.to_json_file(tmp_path / "config.json")
     hf = transformers.BertConfig.from_json_file(str(tmp_path / "config.json"))
-    for name in ("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
-                 "layer_norm_eps", "max_position_embeddings", "type_vocab_size", "num_labels"):
+    for name in (
+        "vocab_size",
+        "hidden_size",
+        "num_hidden_layers",
+        "num_attention_heads",
+        "intermediate_size",
+        "layer_norm_eps",
+        "max_position_embeddings",
+        "type_vocab_size",
+        "num_labels",
+    ):
         assert getattr(hf, name) == getattr(c, name), name
 
 

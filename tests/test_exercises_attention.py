@@ -30,7 +30,9 @@ def test_reference_weights_match_the_package():
     assert not np.allclose(SCORES, SCORES.T), "the exercise needs non-symmetric scores"
 
 
-@pytest.mark.parametrize("as_type", [np.asarray, torch.tensor, lambda a: a.tolist(), lambda a: torch.tensor(a).float()])
+@pytest.mark.parametrize(
+    "as_type", [np.asarray, torch.tensor, lambda a: a.tolist(), lambda a: torch.tensor(a).float()]
+)
 def test_attention_weights_correct_in_any_container(as_type):
     passed, message = ex.check_attention_weights(as_type(_softmax(SCORES / math.sqrt(D_K))))
     assert passed and "sums to 1" in message
@@ -67,6 +69,7 @@ def test_attention_weights_exercise_wrapper():
 
 # ------------------------------------------------------------------------------------------ split heads
 
+
 def test_reference_split_matches_bert_self_attention():
     layer = BertSelfAttention(BertConfig(hidden_size=12, num_attention_heads=3, vocab_size=10))
     x = torch.randn(2, 5, 12)
@@ -81,7 +84,10 @@ def test_split_heads_correct_passes():
 @pytest.mark.parametrize(
     "fn, expected_words",
     [
-        (lambda x, a: x.reshape(x.shape[0], a, x.shape[1], x.shape[2] // a), ["contents are not", "tokens are mixed"]),
+        (
+            lambda x, a: x.reshape(x.shape[0], a, x.shape[1], x.shape[2] // a),
+            ["contents are not", "tokens are mixed"],
+        ),
         (lambda x, a: x.view(x.shape[0], x.shape[1], a, -1), ["head axis", "transpose(1, 2)"]),
         (lambda x, a: x.view(x.shape[0], x.shape[1], -1, a).transpose(1, 2), ["expected shape"]),
         (lambda x, a: x.view(x.shape[0], x.shape[1], a, -1).transpose(1, 2).flip(-1), ["should be features"]),
@@ -107,6 +113,7 @@ def test_split_heads_student_exception_is_reported():
 
 
 # ---------------------------------------------------------------------------------------------- key mask
+
 
 def test_key_mask_correct_passes_and_matches_package():
     m = torch.tensor([[1, 1, 0]])
@@ -147,6 +154,8 @@ def test_solutions_pass_when_run():
     """The solution code shown to students actually passes its own check."""
     for exercise in (ex.attention_weights, ex.split_heads, ex.key_mask):
         namespace = {"ex": ex, "np": np, "torch": torch}
-        body = exercise.solution_code.replace(f"ex.{exercise.name}.check(", "result = ex." + exercise.name + ".check(")
+        body = exercise.solution_code.replace(
+            f"ex.{exercise.name}.check(", "result = ex." + exercise.name + ".check("
+        )
         exec(body, namespace)
         assert namespace["result"].passed, (exercise.name, namespace["result"].message)

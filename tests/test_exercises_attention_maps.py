@@ -22,6 +22,7 @@ def _plogp(a):
 
 # --------------------------------------------------------------------------------------- the test matrices
 
+
 def test_test_matrices_are_attention_matrices():
     for _, attn in ex.previous_token_cases():
         assert attn.ndim == 2 and attn.shape[0] == attn.shape[1]
@@ -41,7 +42,9 @@ def test_references_are_the_package_statistics_and_the_plain_formulas():
         attn = rng.dirichlet(np.ones(T), size=T)  # (T, T)
         stats = viz.head_statistics(attn[None, None], [f"w{i}" for i in range(T)])[0]
         assert ex.reference_previous_token_share(attn) == pytest.approx(stats["previous"])
-        assert ex.reference_previous_token_share(attn) == pytest.approx(np.mean([attn[i, i - 1] for i in range(1, T)]))
+        assert ex.reference_previous_token_share(attn) == pytest.approx(
+            np.mean([attn[i, i - 1] for i in range(1, T)])
+        )
         mask = np.array([1] * (T - 1) + [0])
         attn[:, -1] = 0
         attn /= attn.sum(-1, keepdims=True)
@@ -51,38 +54,45 @@ def test_references_are_the_package_statistics_and_the_plain_formulas():
 
 # --------------------------------------------------------------------------------- previous-token share
 
-@pytest.mark.parametrize("fn", [
-    lambda a: np.diagonal(a, offset=-1).mean(),
-    lambda a: float(np.mean([a[i, i - 1] for i in range(1, len(a))])),
-    lambda a: np.trace(a, offset=-1) / (a.shape[0] - 1),
-    lambda a: torch.diagonal(torch.tensor(a), offset=-1).mean(),             # a 0-d tensor is fine
-    lambda a: torch.diagonal(torch.tensor(a).float(), offset=-1).mean(),     # float32 too
-    lambda a: np.array([np.diagonal(a, -1).mean()]),                          # a 1-element array
-])
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda a: np.diagonal(a, offset=-1).mean(),
+        lambda a: float(np.mean([a[i, i - 1] for i in range(1, len(a))])),
+        lambda a: np.trace(a, offset=-1) / (a.shape[0] - 1),
+        lambda a: torch.diagonal(torch.tensor(a), offset=-1).mean(),  # a 0-d tensor is fine
+        lambda a: torch.diagonal(torch.tensor(a).float(), offset=-1).mean(),  # float32 too
+        lambda a: np.array([np.diagonal(a, -1).mean()]),  # a 1-element array
+    ],
+)
 def test_previous_token_share_correct_answers_pass(fn):
     passed, message = ex.check_previous_token_share(fn)
     assert passed, message
     assert "matches viz.head_statistics" in message and "1.00 for a perfect previous-token head" in message
 
 
-@pytest.mark.parametrize("fn, expected_words", [
-    (lambda a: np.diagonal(a, offset=1).mean(), ["transposed", "attn[i-1, i]", "*below* the diagonal"]),
-    (lambda a: np.mean([a[i, i - 1] for i in range(len(a))]), ["included row 0", "attn[0, -1]"]),
-    (lambda a: np.diagonal(a, offset=-1).sum() / a.shape[0], ["included row 0", "divided by T"]),
-    (lambda a: np.diagonal(a, offset=-1).sum(), ["summed", "average", "T-1"]),
-    (lambda a: np.diagonal(a, offset=1).sum(), ["two mistakes", "summed", "attn[i-1, i]"]),
-    (lambda a: np.diagonal(a).mean(), ["main diagonal", "'self'", "attn[i, i-1]"]),
-    (lambda a: a.mean(), ["expected", "attn[1, 0]"]),
-    (lambda a: np.diagonal(a, offset=-1), ["one per row", ".mean()"]),
-    (lambda a: None, ["returned None"]),
-    (lambda a: "0.9", ["one number", "str"]),
-    (lambda a: a[:2, :2], ["one number", "shape (2, 2)"]),
-    (lambda a: float("nan"), ["not a finite number"]),
-    (lambda a: np.fill_diagonal(a, 0) or np.diagonal(a, -1).mean(), ["in place"]),
-    (lambda a: torch.diagonal(a, -1).mean(), ["raised TypeError", "NumPy array, not a torch tensor"]),
-    (0.75, ["pass your function itself", "float"]),
-    ("previous_token_share", ["pass your function itself"]),
-])
+@pytest.mark.parametrize(
+    "fn, expected_words",
+    [
+        (lambda a: np.diagonal(a, offset=1).mean(), ["transposed", "attn[i-1, i]", "*below* the diagonal"]),
+        (lambda a: np.mean([a[i, i - 1] for i in range(len(a))]), ["included row 0", "attn[0, -1]"]),
+        (lambda a: np.diagonal(a, offset=-1).sum() / a.shape[0], ["included row 0", "divided by T"]),
+        (lambda a: np.diagonal(a, offset=-1).sum(), ["summed", "average", "T-1"]),
+        (lambda a: np.diagonal(a, offset=1).sum(), ["two mistakes", "summed", "attn[i-1, i]"]),
+        (lambda a: np.diagonal(a).mean(), ["main diagonal", "'self'", "attn[i, i-1]"]),
+        (lambda a: a.mean(), ["expected", "attn[1, 0]"]),
+        (lambda a: np.diagonal(a, offset=-1), ["one per row", ".mean()"]),
+        (lambda a: None, ["returned None"]),
+        (lambda a: "0.9", ["one number", "str"]),
+        (lambda a: a[:2, :2], ["one number", "shape (2, 2)"]),
+        (lambda a: float("nan"), ["not a finite number"]),
+        (lambda a: np.fill_diagonal(a, 0) or np.diagonal(a, -1).mean(), ["in place"]),
+        (lambda a: torch.diagonal(a, -1).mean(), ["raised TypeError", "NumPy array, not a torch tensor"]),
+        (0.75, ["pass your function itself", "float"]),
+        ("previous_token_share", ["pass your function itself"]),
+    ],
+)
 def test_previous_token_share_mistakes_are_named(fn, expected_words):
     passed, message = ex.check_previous_token_share(fn)
     assert not passed
@@ -96,9 +106,11 @@ class _NotANumber:
 
 
 def test_odd_return_values_are_reported_not_raised():
-    for checker, fn in ((ex.check_previous_token_share, lambda a: _NotANumber()),
-                        (ex.check_fix_head_entropy, lambda a, m: _NotANumber()),
-                        (ex.check_fix_head_entropy, lambda a, m: {"entropy": 1.0})):
+    for checker, fn in (
+        (ex.check_previous_token_share, lambda a: _NotANumber()),
+        (ex.check_fix_head_entropy, lambda a, m: _NotANumber()),
+        (ex.check_fix_head_entropy, lambda a, m: {"entropy": 1.0}),
+    ):
         passed, message = checker(fn)
         assert not passed and "must return one number" in message
 
@@ -114,6 +126,7 @@ def test_previous_token_share_student_exception_is_reported_not_raised():
 
 
 # ---------------------------------------------------------------------------------- find the bug: entropy
+
 
 def buggy_head_entropy(attn, attention_mask):
     """The notebook's starter (keep in sync with notebooks/08_attention_heatmaps.ipynb)."""
@@ -144,42 +157,51 @@ def test_the_wrong_axis_hides_without_padding_and_shows_with_it():
 
 def torch_entropy(attn, attention_mask):
     a = torch.as_tensor(attn)
-    plogp = torch.special.xlogy(a, a)                                  # 0 ln 0 = 0
+    plogp = torch.special.xlogy(a, a)  # 0 ln 0 = 0
     return -plogp.sum(-1)[torch.as_tensor(attention_mask).bool()].mean()
 
 
-@pytest.mark.parametrize("fn", [
-    lambda a, m: (-_plogp(a).sum(axis=-1))[m > 0].mean(),
-    lambda a, m: (-_plogp(a).sum(axis=1))[m.astype(bool)].mean(),
-    lambda a, m: -(a * np.log(a + 1e-12)).sum(-1)[m == 1].mean(),           # an epsilon is fine
-    lambda a, m: (-_plogp(a[m > 0][:, m > 0]).sum(-1)).mean(),              # dropping [PAD] columns too
-    torch_entropy,
-])
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda a, m: (-_plogp(a).sum(axis=-1))[m > 0].mean(),
+        lambda a, m: (-_plogp(a).sum(axis=1))[m.astype(bool)].mean(),
+        lambda a, m: -(a * np.log(a + 1e-12)).sum(-1)[m == 1].mean(),  # an epsilon is fine
+        lambda a, m: (-_plogp(a[m > 0][:, m > 0]).sum(-1)).mean(),  # dropping [PAD] columns too
+        torch_entropy,
+    ],
+)
 def test_fix_head_entropy_correct_answers_pass(fn):
     passed, message = ex.check_fix_head_entropy(fn)
     assert passed, message
     assert "real query rows" in message and "matches viz.head_statistics' 'entropy'" in message
 
 
-@pytest.mark.parametrize("fn, expected_words", [
-    (buggy_head_entropy, ["wrong axis"]),
-    (lambda a, m: (-_plogp(a).sum(axis=-1)).mean(), ["[PAD] query rows", "attention_mask is 1"]),
-    (lambda a, m: (-_plogp(a).sum(axis=0)).mean(), ["[PAD] query rows", "axis=0", "exactly this wrong number"]),   # = the line above
-    (lambda a, m: (-_plogp(a).sum(axis=-1))[m > 0].mean() / math.log(2), ["bits", "nats", "ln n"]),
-    (lambda a, m: (-_plogp(a).sum(axis=-1))[m > 0].sum(), ["summed", ".mean()"]),
-    (lambda a, m: _plogp(a).sum(axis=-1)[m > 0].mean(), ["sign", "never negative"]),
-    (lambda a, m: (-_plogp(a).mean(axis=-1))[m > 0].mean(), ["averaged a ln a over the keys", "*sum*"]),
-    (lambda a, m: -(a * np.log(a)).sum(-1)[m > 0].mean(), ["nan", "0 ln 0 = 0"]),
-    (lambda a, m: np.float64(-(a * np.log(a)).sum()), ["nan"]),
-    (lambda a, m: (-_plogp(a).sum(axis=-1))[m > 0], ["one per row", ".mean()"]),
-    (lambda a, m: (-_plogp(a).sum(axis=-1)), ["one per row"]),
-    (lambda a, m: -(_plogp(a).sum(axis=-1))[m].mean(), ["expected", "nats"]),   # int mask used as indices
-    (lambda a, m: None, ["returned None"]),
-    (lambda a, m: [1.0, 2.0], ["shape (2,)"]),
-    (lambda a: 1.0, ["raised TypeError"]),                                       # forgot the mask argument
-    (lambda a, m: np.log(a, out=a).sum(), ["in place"]),
-    (3.14, ["pass your function itself"]),
-])
+@pytest.mark.parametrize(
+    "fn, expected_words",
+    [
+        (buggy_head_entropy, ["wrong axis"]),
+        (lambda a, m: (-_plogp(a).sum(axis=-1)).mean(), ["[PAD] query rows", "attention_mask is 1"]),
+        (
+            lambda a, m: (-_plogp(a).sum(axis=0)).mean(),
+            ["[PAD] query rows", "axis=0", "exactly this wrong number"],
+        ),  # = the line above
+        (lambda a, m: (-_plogp(a).sum(axis=-1))[m > 0].mean() / math.log(2), ["bits", "nats", "ln n"]),
+        (lambda a, m: (-_plogp(a).sum(axis=-1))[m > 0].sum(), ["summed", ".mean()"]),
+        (lambda a, m: _plogp(a).sum(axis=-1)[m > 0].mean(), ["sign", "never negative"]),
+        (lambda a, m: (-_plogp(a).mean(axis=-1))[m > 0].mean(), ["averaged a ln a over the keys", "*sum*"]),
+        (lambda a, m: -(a * np.log(a)).sum(-1)[m > 0].mean(), ["nan", "0 ln 0 = 0"]),
+        (lambda a, m: np.float64(-(a * np.log(a)).sum()), ["nan"]),
+        (lambda a, m: (-_plogp(a).sum(axis=-1))[m > 0], ["one per row", ".mean()"]),
+        (lambda a, m: -_plogp(a).sum(axis=-1), ["one per row"]),
+        (lambda a, m: -(_plogp(a).sum(axis=-1))[m].mean(), ["expected", "nats"]),  # int mask used as indices
+        (lambda a, m: None, ["returned None"]),
+        (lambda a, m: [1.0, 2.0], ["shape (2,)"]),
+        (lambda a: 1.0, ["raised TypeError"]),  # forgot the mask argument
+        (lambda a, m: np.log(a, out=a).sum(), ["in place"]),
+        (3.14, ["pass your function itself"]),
+    ],
+)
 def test_fix_head_entropy_mistakes_are_named(fn, expected_words):
     passed, message = ex.check_fix_head_entropy(fn)
     assert not passed
@@ -205,6 +227,7 @@ def test_checkers_do_not_leak_numpy_warnings():
 
 
 # ------------------------------------------------------------------------------------------ the wrappers
+
 
 @pytest.mark.parametrize("exercise", EXERCISES, ids=lambda e: e.name)
 def test_not_answered_gives_the_no_answer_yet_message(exercise):

@@ -13,7 +13,9 @@ def _is_four(x):
     return False, f"{x} is not 2 + 2; add the two numbers."
 
 
-EX = Exercise("sum", "Compute 2 + 2.", _is_four, hints=["Add.", "It is even."], solution_code="answer = 2 + 2")
+EX = Exercise(
+    "sum", "Compute 2 + 2.", _is_four, hints=["Add.", "It is even."], solution_code="answer = 2 + 2"
+)
 
 
 def test_check_passes_and_fails_with_messages():

@@ -96,10 +96,14 @@ def test_merge_heads_correct_versions_pass():
         return context.permute(0, 2, 1, 3).contiguous().view(B, T, -1)
 
     def by_concatenation(context):
-        return torch.cat(list(context.unbind(dim=1)), dim=-1)   # Concat(head_1, ..., head_A)
+        return torch.cat(list(context.unbind(dim=1)), dim=-1)  # Concat(head_1, ..., head_A)
 
-    for fn in (with_transpose, with_permute_contiguous_view, by_concatenation,
-               _solution(ex.merge_heads, "merge_heads")):
+    for fn in (
+        with_transpose,
+        with_permute_contiguous_view,
+        by_concatenation,
+        _solution(ex.merge_heads, "merge_heads"),
+    ):
         passed, message = ex.check_merge_heads(fn)
         assert passed, message
         assert "Concat" in message
@@ -247,8 +251,14 @@ def test_exercises_have_hints_and_solutions():
 
 def test_bert_base_layer_count_matches_model_encoder():
     """The per-layer formula, times L, is the encoder of a real (small) BertModel."""
-    config = BertConfig(vocab_size=50, hidden_size=32, num_attention_heads=4, intermediate_size=48,
-                        num_hidden_layers=3, max_position_embeddings=16)
+    config = BertConfig(
+        vocab_size=50,
+        hidden_size=32,
+        num_attention_heads=4,
+        intermediate_size=48,
+        num_hidden_layers=3,
+        max_position_embeddings=16,
+    )
     model = BertModel(config)
     fn = _solution(ex.layer_parameters, "layer_parameters")
     assert count_parameters(model.encoder) == 3 * fn(32, 48)

@@ -33,9 +33,14 @@ def test_align_labels_typical_mistakes():
     def no_specials(pieces, tags):
         return ex.reference_align(pieces, tags)[1:-1]
 
-    for fn, message in [(every_piece, "counts 3 times"), (last_piece, "last piece"), (zeros, "0 is a real tag id"),
-                        (no_specials, "[CLS] and [SEP]"), (lambda p, t: "x", "list of ints"),
-                        (lambda p, t: [1, 2], "tokens")]:
+    for fn, message in [
+        (every_piece, "counts 3 times"),
+        (last_piece, "last piece"),
+        (zeros, "0 is a real tag id"),
+        (no_specials, "[CLS] and [SEP]"),
+        (lambda p, t: "x", "list of ints"),
+        (lambda p, t: [1, 2], "tokens"),
+    ]:
         ok, msg = ex.check_align_labels(fn)
         assert not ok and message in msg, (fn, msg)
     assert "no parentheses" in ex.check_align_labels([1, 2])[1]
@@ -93,8 +98,11 @@ def test_fix_eval_dropout_buggy_versions_fail():
         model.eval()
         return 1.0
 
-    for fn, message in [(buggy, "dropout is still active"), (frozen, "dropout is still active"),
-                        (always_one, "0.750")]:
+    for fn, message in [
+        (buggy, "dropout is still active"),
+        (frozen, "dropout is still active"),
+        (always_one, "0.750"),
+    ]:
         ok, msg = ex.check_fix_eval_dropout(fn)
         assert not ok and message in msg, msg
     ok, msg = ex.check_fix_eval_dropout(lambda m, b: "high")

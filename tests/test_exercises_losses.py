@@ -19,7 +19,8 @@ def test_mlm_by_hand_reference_matches_the_package():
     assert int((labels != -100).sum()) == 3
     assert ex.mlm_by_hand_answer() == pytest.approx(float(mlm_loss(logits, labels)), abs=1e-6)
     assert ex.mlm_by_hand_answer() == pytest.approx(
-        float(F.cross_entropy(logits.view(-1, 4), labels.view(-1), ignore_index=-100)), abs=1e-6)
+        float(F.cross_entropy(logits.view(-1, 4), labels.view(-1), ignore_index=-100)), abs=1e-6
+    )
 
 
 def test_mlm_by_hand_right_answers_pass():
@@ -67,16 +68,19 @@ def test_fix_nsp_loss_solution_passes():
     assert ex.check_fix_nsp_loss(lambda z, y: F.cross_entropy(z, y))[0]
 
 
-@pytest.mark.parametrize("fn, phrase", [
-    (lambda z, y: F.cross_entropy(z, y, ignore_index=0), "drops every IsNext pair"),
-    (lambda z, y: F.cross_entropy(z, y, ignore_index=1), "drops every NotNext pair"),
-    (lambda z, y: F.cross_entropy(z, 1 - y), "classes are swapped"),
-    (lambda z, y: F.cross_entropy(z, y, reduction="sum"), "that is the sum"),
-    (lambda z, y: F.cross_entropy(z, y).item(), "no .item()"),
-    (lambda z, y: F.cross_entropy(z.detach(), y), "detached"),
-    (lambda z, y: F.cross_entropy(z, y) * 2, "Use F.cross_entropy(logits, labels)"),
-    (None, "no parentheses"),
-])
+@pytest.mark.parametrize(
+    "fn, phrase",
+    [
+        (lambda z, y: F.cross_entropy(z, y, ignore_index=0), "drops every IsNext pair"),
+        (lambda z, y: F.cross_entropy(z, y, ignore_index=1), "drops every NotNext pair"),
+        (lambda z, y: F.cross_entropy(z, 1 - y), "classes are swapped"),
+        (lambda z, y: F.cross_entropy(z, y, reduction="sum"), "that is the sum"),
+        (lambda z, y: F.cross_entropy(z, y).item(), "no .item()"),
+        (lambda z, y: F.cross_entropy(z.detach(), y), "detached"),
+        (lambda z, y: F.cross_entropy(z, y) * 2, "Use F.cross_entropy(logits, labels)"),
+        (None, "no parentheses"),
+    ],
+)
 def test_fix_nsp_loss_typical_mistakes(fn, phrase):
     ok, msg = ex.check_fix_nsp_loss(fn)
     assert not ok and phrase in msg, msg
@@ -93,7 +97,9 @@ def test_fix_nsp_loss_nan_on_all_isnext_batch_is_explained():
 # ------------------------------------------------------------------------------------------ MLM averaging
 def _starter(logits, labels):
     V = logits.size(-1)
-    per_position = F.cross_entropy(logits.reshape(-1, V), labels.reshape(-1), ignore_index=-100, reduction="none")
+    per_position = F.cross_entropy(
+        logits.reshape(-1, V), labels.reshape(-1), ignore_index=-100, reduction="none"
+    )
     return per_position.mean()
 
 
@@ -111,17 +117,23 @@ def _per_sentence(logits, labels):
     return (per.sum(1) / (labels != -100).sum(1).clamp(min=1)).mean()
 
 
-@pytest.mark.parametrize("fn, phrase", [
-    (_starter, "divided by all 24 positions"),
-    (lambda z, y: F.cross_entropy(z.reshape(-1, z.size(-1)), y.reshape(-1)), "almost"),
-    (lambda z, y: F.cross_entropy(z.reshape(-1, z.size(-1)), y.reshape(-1), reduction="sum"), "that is the sum"),
-    (_per_sentence, "averaged per sentence"),
-    (lambda z, y: mlm_loss(z, y).item(), "no .item()"),
-    (lambda z, y: mlm_loss(z.detach(), y), "detached"),
-    (lambda z, y: mlm_loss(z, y) + 1, "expected"),
-    (lambda z, y: mlm_loss(z, y) + (y == -100).all().float(), "should give 0"),
-    ("not a function", "no parentheses"),
-])
+@pytest.mark.parametrize(
+    "fn, phrase",
+    [
+        (_starter, "divided by all 24 positions"),
+        (lambda z, y: F.cross_entropy(z.reshape(-1, z.size(-1)), y.reshape(-1)), "almost"),
+        (
+            lambda z, y: F.cross_entropy(z.reshape(-1, z.size(-1)), y.reshape(-1), reduction="sum"),
+            "that is the sum",
+        ),
+        (_per_sentence, "averaged per sentence"),
+        (lambda z, y: mlm_loss(z, y).item(), "no .item()"),
+        (lambda z, y: mlm_loss(z.detach(), y), "detached"),
+        (lambda z, y: mlm_loss(z, y) + 1, "expected"),
+        (lambda z, y: mlm_loss(z, y) + (y == -100).all().float(), "should give 0"),
+        ("not a function", "no parentheses"),
+    ],
+)
 def test_fix_mlm_average_typical_mistakes(fn, phrase):
     ok, msg = ex.check_fix_mlm_average(fn)
     assert not ok and phrase in msg, msg

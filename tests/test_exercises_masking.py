@@ -19,16 +19,19 @@ def test_expected_counts_accepts_dict_and_tuple():
     assert ex.expected_masking_counts(2000) == pytest.approx(right)
 
 
-@pytest.mark.parametrize("answer, phrase", [
-    ((300, 30, 30, 1640), "*selected*"),              # 15 % of N taken as the [MASK] count
-    ((1600, 200, 200, 0), "applies to the 15 %"),     # 80/10/10 of all tokens
-    ((240, 200, 200, 1360), "10 % of all tokens"),    # random/unchanged as 10 % of N
-    ((240, 30, 30, 1760), "subtract all 15 %"),       # only [MASK] removed from 'not selected'
-    ((240, 30, 30, 1600), "add up to 1900"),          # counts do not sum to N
-    ((240, 30, 31, 1699), "check unchanged"),         # close but not right
-    ("240", "four numbers"),                           # wrong form
-    ({"[MASK]": 240, "random": 30}, "four numbers"),
-])
+@pytest.mark.parametrize(
+    "answer, phrase",
+    [
+        ((300, 30, 30, 1640), "*selected*"),  # 15 % of N taken as the [MASK] count
+        ((1600, 200, 200, 0), "applies to the 15 %"),  # 80/10/10 of all tokens
+        ((240, 200, 200, 1360), "10 % of all tokens"),  # random/unchanged as 10 % of N
+        ((240, 30, 30, 1760), "subtract all 15 %"),  # only [MASK] removed from 'not selected'
+        ((240, 30, 30, 1600), "add up to 1900"),  # counts do not sum to N
+        ((240, 30, 31, 1699), "check unchanged"),  # close but not right
+        ("240", "four numbers"),  # wrong form
+        ({"[MASK]": 240, "random": 30}, "four numbers"),
+    ],
+)
 def test_expected_counts_typical_mistakes(answer, phrase):
     ok, msg = ex.check_expected_counts(answer)
     assert not ok and phrase in msg, msg
@@ -44,7 +47,7 @@ def test_expected_counts_exercise_wrapper():
 # ------------------------------------------------------------------------------------------ coverage epochs
 def test_coverage_epochs_right_answer():
     assert ex.epochs_for_coverage() == 15
-    assert 0.85 ** 15 <= 0.10 < 0.85 ** 14
+    assert 0.85**15 <= 0.10 < 0.85**14
     ok, msg = ex.check_coverage_epochs(15)
     assert ok and "0.087" in msg
     assert ex.check_coverage_epochs(15.0)[0]
@@ -53,16 +56,19 @@ def test_coverage_epochs_right_answer():
     assert ex.coverage_epochs.check(ns["answer"]).passed
 
 
-@pytest.mark.parametrize("answer, phrase", [
-    (14, "0.103, more than 0.10"),
-    (16, "not the fewest"),
-    (6, "do not add up"),
-    (7, "complement"),
-    (15.5, "whole number"),
-    (True, "whole number"),
-    ("15", "whole number"),
-    (0, "at least one epoch"),
-])
+@pytest.mark.parametrize(
+    "answer, phrase",
+    [
+        (14, "0.103, more than 0.10"),
+        (16, "not the fewest"),
+        (6, "do not add up"),
+        (7, "complement"),
+        (15.5, "whole number"),
+        (True, "whole number"),
+        ("15", "whole number"),
+        (0, "at least one epoch"),
+    ],
+)
 def test_coverage_epochs_typical_mistakes(answer, phrase):
     ok, msg = ex.check_coverage_epochs(answer)
     assert not ok and phrase in msg, msg

@@ -24,17 +24,23 @@ def test_lr_schedule_solution_and_both_warmup_conventions_pass():
     assert ex.check_lr_schedule(lambda s: torch.tensor(hf_style(s)))[0]  # a 0-d tensor is fine
 
 
-@pytest.mark.parametrize("fn, phrase", [
-    (lambda s: 1e-3 * (1000 - s) / 1000, "no warm-up"),
-    (lambda s: 1e-3 * (s + 1) / 1000 if s < 100 else 1e-3 * (1000 - s) / 900, "divide by the warm-up steps"),
-    (lambda s: 1e-3 * min(1.0, (s + 1) / 100), "stays at the peak"),
-    (lambda s: 1e-3 * (s + 1) / 100 if s < 100 else 1e-3 * (1000 - s) / 1000, "remaining 900 steps"),
-    (lambda s: 1e-3 * (s + 1) / 100 if s < 100 else 1e-3 * 0.995 ** (s - 100), "exponential"),
-    (lambda s: 1e-3 * (s + 1) / 100 if s < 100 else 1e-3 * (1000 - s) / 900 + 1e-5, "expected"),
-    (lambda s: "0.001", "return one number"),
-    (lambda s: math.nan, "finite"),
-    (1e-3, "pass your function itself"),
-])
+@pytest.mark.parametrize(
+    "fn, phrase",
+    [
+        (lambda s: 1e-3 * (1000 - s) / 1000, "no warm-up"),
+        (
+            lambda s: 1e-3 * (s + 1) / 1000 if s < 100 else 1e-3 * (1000 - s) / 900,
+            "divide by the warm-up steps",
+        ),
+        (lambda s: 1e-3 * min(1.0, (s + 1) / 100), "stays at the peak"),
+        (lambda s: 1e-3 * (s + 1) / 100 if s < 100 else 1e-3 * (1000 - s) / 1000, "remaining 900 steps"),
+        (lambda s: 1e-3 * (s + 1) / 100 if s < 100 else 1e-3 * 0.995 ** (s - 100), "exponential"),
+        (lambda s: 1e-3 * (s + 1) / 100 if s < 100 else 1e-3 * (1000 - s) / 900 + 1e-5, "expected"),
+        (lambda s: "0.001", "return one number"),
+        (lambda s: math.nan, "finite"),
+        (1e-3, "pass your function itself"),
+    ],
+)
 def test_lr_schedule_typical_mistakes(fn, phrase):
     ok, msg = ex.check_lr_schedule(fn)
     assert not ok and phrase in msg, msg

@@ -85,7 +85,21 @@ def test_wordpiece_mistakes_are_named(fn, expected_words):
 
 
 def test_reference_segment_ids_match_the_tokenizer():
-    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "my", "dog", "is", "cute", "he", "likes", "play", "##ing"]
+    vocab = [
+        "[PAD]",
+        "[UNK]",
+        "[CLS]",
+        "[SEP]",
+        "[MASK]",
+        "my",
+        "dog",
+        "is",
+        "cute",
+        "he",
+        "likes",
+        "play",
+        "##ing",
+    ]
     tok = BertTokenizer(vocab)
     enc = tok.encode("my dog is cute", "he likes playing", padding="max_length", max_length=13)
     tokens = tok.convert_ids_to_tokens(enc["input_ids"])
@@ -154,8 +168,13 @@ def test_input_embeddings_correct_passes():
     passed, message = ex.check_input_embeddings(_make())
     assert passed and "1e-12" in message
     assert ex.check_input_embeddings(lambda emb, i, s: emb(i, s))[0]
-    assert ex.check_input_embeddings(lambda emb, i, s: emb.LayerNorm(
-        emb.word_embeddings(i) + emb.token_type_embeddings(s) + emb.position_embeddings.weight[: i.shape[1]]))[0]
+    assert ex.check_input_embeddings(
+        lambda emb, i, s: emb.LayerNorm(
+            emb.word_embeddings(i)
+            + emb.token_type_embeddings(s)
+            + emb.position_embeddings.weight[: i.shape[1]]
+        )
+    )[0]
 
 
 @pytest.mark.parametrize(
@@ -206,6 +225,8 @@ def test_exercise_wrappers_and_solutions_run():
         assert exercise.hints and exercise.prompt
         assert "no answer yet" in exercise.check(...).message
         namespace = {"ex": ex, "torch": torch, "F": F}
-        body = exercise.solution_code.replace(f"ex.{exercise.name}.check(", f"result = ex.{exercise.name}.check(")
+        body = exercise.solution_code.replace(
+            f"ex.{exercise.name}.check(", f"result = ex.{exercise.name}.check("
+        )
         exec(body, namespace)
         assert namespace["result"].passed, (exercise.name, namespace["result"].message)

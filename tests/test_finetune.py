@@ -44,8 +44,32 @@ from bertedu.model import (
 )
 from bertedu.tokenizer import BertTokenizer
 
-WORDS = ["the", "a", "cat", "dog", "bird", "mat", "tree", "door", "sits", "sit", "sleeps", "on", "under", "by",
-         "where", "does", "what", "is", "bark", "##s", "##ing", "play", "?", "."]
+WORDS = [
+    "the",
+    "a",
+    "cat",
+    "dog",
+    "bird",
+    "mat",
+    "tree",
+    "door",
+    "sits",
+    "sit",
+    "sleeps",
+    "on",
+    "under",
+    "by",
+    "where",
+    "does",
+    "what",
+    "is",
+    "bark",
+    "##s",
+    "##ing",
+    "play",
+    "?",
+    ".",
+]
 VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *WORDS]
 
 
@@ -55,8 +79,14 @@ def tok():
 
 
 def tiny_config(**kw):
-    base = dict(vocab_size=len(VOCAB), hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
-                intermediate_size=64, max_position_embeddings=32)
+    base = dict(
+        vocab_size=len(VOCAB),
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=32,
+    )
     return BertConfig(**{**base, **kw})
 
 
@@ -93,7 +123,9 @@ def test_token_classification_loss_by_hand_counts_labelled_tokens_only():
     out = model(ids, mask, labels=labels)
     T_i = model.bert(ids, mask).last_hidden_state  # (B, T, H)
     logits = T_i @ model.classifier.weight.T + model.classifier.bias  # (B, T, K)
-    terms = [_ce_by_hand(logits[b, t], labels[b, t]) for b in range(2) for t in range(5) if labels[b, t] != -100]
+    terms = [
+        _ce_by_hand(logits[b, t], labels[b, t]) for b in range(2) for t in range(5) if labels[b, t] != -100
+    ]
     torch.testing.assert_close(out.loss, torch.stack(terms).mean())  # 4 labelled tokens, not 10
     assert len(terms) == 4
 
@@ -126,11 +158,14 @@ def test_first_piece_gets_the_tag(tok):
     assert enc["word_index"] == [-1, 0, 1, 2, -1, -1]
 
 
-@pytest.mark.parametrize("words, tags, max_length, message", [
-    (["the", "dog"], ["DET"], 16, "2 words but 1 tags"),
-    (["the", "dog"], ["DET", "ADJ"], 16, "Unknown label 'ADJ'"),
-    (["the", "dog", "barks"], ["DET", "NOUN", "VERB"], 5, "needs 6 tokens but max_length is 5"),
-])
+@pytest.mark.parametrize(
+    "words, tags, max_length, message",
+    [
+        (["the", "dog"], ["DET"], 16, "2 words but 1 tags"),
+        (["the", "dog"], ["DET", "ADJ"], 16, "Unknown label 'ADJ'"),
+        (["the", "dog", "barks"], ["DET", "NOUN", "VERB"], 5, "needs 6 tokens but max_length is 5"),
+    ],
+)
 def test_tagging_errors(tok, words, tags, max_length, message):
     with pytest.raises(ValueError, match=message):
         align_word_labels(words, tags, tok, LabelSet(("DET", "NOUN", "VERB")), max_length)
@@ -141,8 +176,15 @@ def test_tagging_example_needs_one_tag_per_word():
         TaggingExample(("the", "dog", "sits"), ("DET", "NOUN"))
 
 
-@pytest.mark.parametrize("text", ["The Cat sits on the MAT.", "  where   does\tthe dog  play? ", "Thé dogs barking",
-                                  "the cat sits under a tree, by the door"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The Cat sits on the MAT.",
+        "  where   does\tthe dog  play? ",
+        "Thé dogs barking",
+        "the cat sits under a tree, by the door",
+    ],
+)
 def test_offsets_cover_the_tokens(tok, text):
     triples = tokenize_with_offsets(tok, text)
     assert [t for t, _, _ in triples] == tok.tokenize(text)
@@ -159,8 +201,10 @@ def test_answer_characters_become_token_positions(tok):
     enc = encode_span(ex, tok, max_length=32)
     tokens = tok.convert_ids_to_tokens(enc["input_ids"])
     q_len = len(tok.tokenize(ex.question))
-    assert enc["token_type_ids"] == [0] * (q_len + 2) + [1] * (len(tokens) - q_len - 2)  # question = A, context = B
-    assert tokens[enc["start_positions"]:enc["end_positions"] + 1] == ["on", "the", "mat"]
+    assert enc["token_type_ids"] == [0] * (q_len + 2) + [1] * (
+        len(tokens) - q_len - 2
+    )  # question = A, context = B
+    assert tokens[enc["start_positions"] : enc["end_positions"] + 1] == ["on", "the", "mat"]
     s, e = enc["offsets"][enc["start_positions"]][0], enc["offsets"][enc["end_positions"]][1]
     assert context[s:e] == "on the mat"
     assert sum(enc["context_mask"]) == len(tok.tokenize(context))
@@ -168,18 +212,23 @@ def test_answer_characters_become_token_positions(tok):
 
 def test_answer_inside_a_word_maps_to_the_whole_piece(tok):
     context = "the dog barks"
-    ex = SpanExample("what does the dog ?", context, "bark", 8)  # "barks" -> bark ##s: the answer is the piece "bark"
+    ex = SpanExample(
+        "what does the dog ?", context, "bark", 8
+    )  # "barks" -> bark ##s: the answer is the piece "bark"
     enc = encode_span(ex, tok, max_length=32)
     assert enc["start_positions"] == enc["end_positions"]
     assert tok.convert_ids_to_tokens(enc["input_ids"][enc["start_positions"]]) == "bark"
 
 
-@pytest.mark.parametrize("make, message", [
-    (lambda: SpanExample("q", "the cat sits", "mat", 4), "not the answer 'mat'"),
-    (lambda: SpanExample("q", "the cat sits", "sits", 10), "outside the context"),
-    (lambda: SpanExample("q", "the cat sits", "the", -1), "outside the context"),
-    (lambda: SpanExample("q", "the cat sits", "", 0), "empty"),
-])
+@pytest.mark.parametrize(
+    "make, message",
+    [
+        (lambda: SpanExample("q", "the cat sits", "mat", 4), "not the answer 'mat'"),
+        (lambda: SpanExample("q", "the cat sits", "sits", 10), "outside the context"),
+        (lambda: SpanExample("q", "the cat sits", "the", -1), "outside the context"),
+        (lambda: SpanExample("q", "the cat sits", "", 0), "empty"),
+    ],
+)
 def test_bad_spans_raise(make, message):
     with pytest.raises(ValueError, match=message):
         make()
@@ -219,7 +268,7 @@ def test_best_span_is_always_a_valid_span_in_the_context():
         mask = torch.zeros(B, T, dtype=torch.bool)
         for b in range(B):
             first = rng.randint(1, T - 1)
-            mask[b, first:rng.randint(first + 1, T)] = True  # context = a block after the question
+            mask[b, first : rng.randint(first + 1, T)] = True  # context = a block after the question
         max_len = rng.randint(1, 8)
         starts, ends = best_span(start, end, mask, max_answer_length=max_len)
         for b in range(B):
@@ -239,11 +288,14 @@ def test_independent_argmax_would_fail_where_best_span_does_not():
     assert (int(s), int(e)) == (4, 4)
 
 
-@pytest.mark.parametrize("args, message", [
-    ((torch.zeros(1, 4), torch.zeros(1, 4), torch.zeros(1, 4)), "no context token"),
-    ((torch.tensor([[0.0, float("nan")]]), torch.zeros(1, 2), torch.ones(1, 2)), "NaN"),
-    ((torch.zeros(1, 4), torch.zeros(1, 3), torch.ones(1, 4)), "must all be"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        ((torch.zeros(1, 4), torch.zeros(1, 4), torch.zeros(1, 4)), "no context token"),
+        ((torch.tensor([[0.0, float("nan")]]), torch.zeros(1, 2), torch.ones(1, 2)), "NaN"),
+        ((torch.zeros(1, 4), torch.zeros(1, 3), torch.ones(1, 4)), "must all be"),
+    ],
+)
 def test_best_span_errors(args, message):
     with pytest.raises(ValueError, match=message):
         best_span(*args)
@@ -254,14 +306,24 @@ def test_best_span_errors(args, message):
 
 
 def sentences():
-    good = ["the cat sits on the mat", "the dog sits by the door", "the bird sits on the tree", "a cat sleeps"]
+    good = [
+        "the cat sits on the mat",
+        "the dog sits by the door",
+        "the bird sits on the tree",
+        "a cat sleeps",
+    ]
     bad = ["the mat sits on the cat", "the door sits by the dog", "the tree sits on the bird", "a mat sleeps"]
     return [ClassificationExample(t, "good") for t in good] + [ClassificationExample(t, "bad") for t in bad]
 
 
 def tagged():
-    rows = [("the cat sits", "DET NOUN VERB"), ("a dog barks", "DET NOUN VERB"), ("the bird sleeps", "DET NOUN VERB"),
-            ("the dog sits on the mat", "DET NOUN VERB ADP DET NOUN"), ("a cat barks by the door", "DET NOUN VERB ADP DET NOUN")]
+    rows = [
+        ("the cat sits", "DET NOUN VERB"),
+        ("a dog barks", "DET NOUN VERB"),
+        ("the bird sleeps", "DET NOUN VERB"),
+        ("the dog sits on the mat", "DET NOUN VERB ADP DET NOUN"),
+        ("a cat barks by the door", "DET NOUN VERB ADP DET NOUN"),
+    ]
     return [TaggingExample(tuple(w.split()), tuple(t.split())) for w, t in rows]
 
 
@@ -290,7 +352,9 @@ def test_sequence_dataset_and_batches(tok):
 def test_unknown_label_names_and_empty_data(tok):
     train = make_dataset(SEQUENCE_CLASSIFICATION, sentences(), tok)
     with pytest.raises(ValueError, match="Unknown label 'neutral'"):
-        make_dataset(SEQUENCE_CLASSIFICATION, [ClassificationExample("a cat", "neutral")], tok, labels=train.labels)
+        make_dataset(
+            SEQUENCE_CLASSIFICATION, [ClassificationExample("a cat", "neutral")], tok, labels=train.labels
+        )
     with pytest.raises(ValueError, match="empty"):
         make_dataset(SEQUENCE_CLASSIFICATION, [], tok)
     with pytest.raises(ValueError, match="Unknown task"):
@@ -325,13 +389,16 @@ def test_model_and_dataset_must_match(tok):
         evaluate(model, ds)
 
 
-@pytest.mark.parametrize("kw, message", [
-    (dict(batch_size=0), "batch_size"),
-    (dict(learning_rate=-1.0), "learning_rate"),
-    (dict(lr_scale=1e6), "between 0 and 1"),
-    (dict(warmup_ratio=1.5), "warmup_ratio"),
-    (dict(patience=0), "patience"),
-])
+@pytest.mark.parametrize(
+    "kw, message",
+    [
+        (dict(batch_size=0), "batch_size"),
+        (dict(learning_rate=-1.0), "learning_rate"),
+        (dict(lr_scale=1e6), "between 0 and 1"),
+        (dict(warmup_ratio=1.5), "warmup_ratio"),
+        (dict(patience=0), "patience"),
+    ],
+)
 def test_config_errors(kw, message):
     with pytest.raises(ValueError, match=message):
         FineTuneConfig(**kw)
@@ -375,15 +442,22 @@ def test_read_examples_formats_and_errors(tmp_path):
 FAST = FineTuneConfig(learning_rate=3e-3, batch_size=8, epochs=60, warmup_ratio=0.1, progress=False)
 
 
-@pytest.mark.parametrize("task, data, metric", [
-    (SEQUENCE_CLASSIFICATION, sentences, "accuracy"),
-    (TOKEN_CLASSIFICATION, tagged, "token_accuracy"),
-    (SPAN_EXTRACTION, spans, "exact_match"),
-])
+@pytest.mark.parametrize(
+    "task, data, metric",
+    [
+        (SEQUENCE_CLASSIFICATION, sentences, "accuracy"),
+        (TOKEN_CLASSIFICATION, tagged, "token_accuracy"),
+        (SPAN_EXTRACTION, spans, "exact_match"),
+    ],
+)
 def test_a_tiny_model_overfits_a_handful_of_examples(tok, task, data, metric):
     ds = make_dataset(task, data(), tok, max_length=32)
-    model = build_task_model(task, tiny_config(hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0),
-                             num_labels=ds.num_labels, seed=0)
+    model = build_task_model(
+        task,
+        tiny_config(hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0),
+        num_labels=ds.num_labels,
+        seed=0,
+    )
     before = evaluate(model, ds)
     result = fine_tune(model, ds, config=FAST)
     after = evaluate(result.model, ds)
@@ -421,10 +495,17 @@ def test_early_stopping_keeps_the_best_dev_epoch_and_saves_it(tok, tmp_path):
     assert result.stopped_early and result.epochs_run < 60
     assert result.epochs_run - result.best_epoch == 2
     best = max(evals, key=lambda r: (r["accuracy"], -r["loss"]))
-    assert best["epoch"] == result.best_epoch and result.best_metrics == {k: best[k] for k in result.best_metrics}
+    assert best["epoch"] == result.best_epoch and result.best_metrics == {
+        k: best[k] for k in result.best_metrics
+    }
     # the returned model is the best epoch's, and so is the saved checkpoint
     assert evaluate(result.model, dev) == pytest.approx(result.best_metrics)
-    assert {p.name for p in out.iterdir()} >= {"config.json", "model.safetensors", "vocab.txt", "finetune_state.json"}
+    assert {p.name for p in out.iterdir()} >= {
+        "config.json",
+        "model.safetensors",
+        "vocab.txt",
+        "finetune_state.json",
+    }
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no temporary folders left
     loaded, loaded_tok, state = load_finetuned(out)
     assert state["epoch"] == result.best_epoch and state["labels"] == ["bad", "good"]
@@ -438,9 +519,12 @@ def test_build_task_model_from_a_pretrained_model_and_folder(tok, tmp_path, capl
     pre = BertForPreTraining(tiny_config())
     for task in TASKS:
         model = build_task_model(task, pre, num_labels=3)
-        torch.testing.assert_close(model.bert.embeddings.word_embeddings.weight, pre.bert.embeddings.word_embeddings.weight)
-        torch.testing.assert_close(model.bert.encoder.layer[1].output.dense.weight,
-                                   pre.bert.encoder.layer[1].output.dense.weight)
+        torch.testing.assert_close(
+            model.bert.embeddings.word_embeddings.weight, pre.bert.embeddings.word_embeddings.weight
+        )
+        torch.testing.assert_close(
+            model.bert.encoder.layer[1].output.dense.weight, pre.bert.encoder.layer[1].output.dense.weight
+        )
         assert model.training
     pre.save_pretrained(tmp_path / "pre")
     model = build_task_model(TOKEN_CLASSIFICATION, tmp_path / "pre", num_labels=5)
@@ -471,7 +555,9 @@ def test_loss_helpers_agree_with_torch():
 
 
 def test_min_steps_adds_epochs_and_blocks_early_stopping(tok):
-    train = make_dataset(SEQUENCE_CLASSIFICATION, sentences()[::3], tok)  # 3 examples, batch 8: one step per epoch
+    train = make_dataset(
+        SEQUENCE_CLASSIFICATION, sentences()[::3], tok
+    )  # 3 examples, batch 8: one step per epoch
     flipped = [ClassificationExample(e.text, "good" if e.label == "bad" else "bad") for e in sentences()]
     dev = make_dataset(SEQUENCE_CLASSIFICATION, flipped, tok, labels=train.labels)
     model = build_task_model(SEQUENCE_CLASSIFICATION, tiny_config(), num_labels=2)

@@ -13,13 +13,33 @@ from bertedu.pretrained import load_minilm, minilm_dir  # noqa: E402
 
 ATOL = 1e-5
 CONFIGS = [
-    dict(vocab_size=101, hidden_size=32, num_hidden_layers=2, num_attention_heads=4, intermediate_size=37,
-         max_position_embeddings=24),
-    dict(vocab_size=64, hidden_size=48, num_hidden_layers=3, num_attention_heads=3, intermediate_size=96,
-         max_position_embeddings=16, type_vocab_size=3, pad_token_id=1, num_labels=3),
+    dict(
+        vocab_size=101,
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        intermediate_size=37,
+        max_position_embeddings=24,
+    ),
+    dict(
+        vocab_size=64,
+        hidden_size=48,
+        num_hidden_layers=3,
+        num_attention_heads=3,
+        intermediate_size=96,
+        max_position_embeddings=16,
+        type_vocab_size=3,
+        pad_token_id=1,
+        num_labels=3,
+    ),
 ]
-ARCHITECTURES = ["BertModel", "BertForPreTraining", "BertForSequenceClassification",
-                 "BertForTokenClassification", "BertForQuestionAnswering"]
+ARCHITECTURES = [
+    "BertModel",
+    "BertForPreTraining",
+    "BertForSequenceClassification",
+    "BertForTokenClassification",
+    "BertForQuestionAnswering",
+]
 
 
 def hf_config(config: BertConfig, attn: str = "eager"):
@@ -33,8 +53,11 @@ def make_batch(config, B=3, T=12, seed=0):
     input_ids = torch.randint(0, config.vocab_size, (B, T), generator=g)
     input_ids = torch.where(attention_mask == 1, input_ids, torch.full_like(input_ids, config.pad_token_id))
     token_type_ids = torch.randint(0, config.type_vocab_size, (B, T), generator=g) * attention_mask
-    labels = torch.where((torch.rand(B, T, generator=g) < 0.3) & (attention_mask == 1), input_ids,
-                         torch.full_like(input_ids, -100))
+    labels = torch.where(
+        (torch.rand(B, T, generator=g) < 0.3) & (attention_mask == 1),
+        input_ids,
+        torch.full_like(input_ids, -100),
+    )
     labels[0, 0] = input_ids[0, 0]
     return dict(input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids), labels
 
@@ -77,8 +100,9 @@ def test_bert_model_matches_transformers(cfg, our_attn):
 @pytest.mark.parametrize("cfg", CONFIGS)
 def test_pretraining_model_matches_transformers(cfg, fast):
     config = BertConfig(**cfg)
-    hf, mine = pair("BertForPreTraining", config, attn="sdpa" if fast else "eager",
-                    our_attn="sdpa" if fast else "eager")
+    hf, mine = pair(
+        "BertForPreTraining", config, attn="sdpa" if fast else "eager", our_attn="sdpa" if fast else "eager"
+    )
     inputs, labels = make_batch(config)
     nsp = torch.tensor([0, 1, 1])
     with torch.no_grad():
@@ -143,8 +167,9 @@ def test_our_checkpoint_loads_in_transformers_strictly(arch, tmp_path):
     torch.manual_seed(0)
     mine = getattr(ours, arch)(config).eval()
     mine.save_pretrained(tmp_path)
-    hf, info = getattr(transformers, arch).from_pretrained(str(tmp_path), output_loading_info=True,
-                                                           attn_implementation="eager")
+    hf, info = getattr(transformers, arch).from_pretrained(
+        str(tmp_path), output_loading_info=True, attn_implementation="eager"
+    )
     assert not info["missing_keys"] and not info["unexpected_keys"] and not info["mismatched_keys"], info
     assert not info["error_msgs"]
     inputs, _ = make_batch(config)
@@ -192,7 +217,7 @@ def test_old_checkpoint_names_and_bin_format(tmp_path):
 
     # the same weights without the prefix (as sentence-transformers ships them) into BertModel
     (tmp_path / "plain").mkdir()
-    plain = {k[len("bert."):]: v for k, v in old.items() if k.startswith("bert.")}
+    plain = {k[len("bert.") :]: v for k, v in old.items() if k.startswith("bert.")}
     torch.save(plain, tmp_path / "plain" / "pytorch_model.bin")
     config.to_json_file(tmp_path / "plain" / "config.json")
     encoder, info = ours.BertModel.from_pretrained(tmp_path / "plain", output_loading_info=True)

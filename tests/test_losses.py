@@ -11,8 +11,7 @@ from bertedu.losses import masked_cross_entropy, mlm_loss, nsp_loss, pretraining
 
 def test_mlm_loss_by_hand():
     # Two sequences of 3 tokens, V = 2; only two positions are labelled.
-    logits = torch.tensor([[[2.0, 0.0], [0.0, 0.0], [1.0, 3.0]],
-                           [[0.0, 1.0], [5.0, 5.0], [0.0, 0.0]]])
+    logits = torch.tensor([[[2.0, 0.0], [0.0, 0.0], [1.0, 3.0]], [[0.0, 1.0], [5.0, 5.0], [0.0, 0.0]]])
     labels = torch.tensor([[0, -100, -100], [-100, -100, 1]])
     expected = (-math.log(math.exp(2) / (math.exp(2) + 1)) + math.log(2)) / 2
     assert mlm_loss(logits, labels).item() == pytest.approx(expected, rel=1e-6)
@@ -57,7 +56,8 @@ def test_nsp_loss_counts_label_zero():
     expected = F.cross_entropy(logits, labels)
     assert torch.allclose(nsp_loss(logits, labels), expected)
     assert nsp_loss(logits, labels).item() == pytest.approx(
-        (-math.log(math.exp(3) / (math.exp(3) + 1)) - math.log(1 / (1 + math.e))) / 2, rel=1e-6)
+        (-math.log(math.exp(3) / (math.exp(3) + 1)) - math.log(1 / (1 + math.e))) / 2, rel=1e-6
+    )
 
 
 def test_nsp_loss_shape_errors():

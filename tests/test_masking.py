@@ -48,12 +48,20 @@ def test_selected_fraction_and_80_10_10_split(big):
     assert abs(int(r.kept.sum()) / n_selected - 0.10) < 0.01
     # The flags agree with the tensors: [MASK] where masked, the original where kept, a token elsewhere.
     assert torch.equal(r.selected, r.masked | r.randomized | r.kept)
-    assert not (r.masked & r.randomized).any() and not (r.masked & r.kept).any() and not (r.randomized & r.kept).any()
+    assert (
+        not (r.masked & r.randomized).any()
+        and not (r.masked & r.kept).any()
+        and not (r.randomized & r.kept).any()
+    )
     assert (r.input_ids[r.masked] == MASK).all()
     assert torch.equal(r.input_ids[r.kept], ids[r.kept])
     changed = r.input_ids != ids
-    assert torch.equal(changed & ~r.masked, changed & r.randomized)  # only [MASK] and random replacements change
-    assert (changed & r.randomized).sum() > 0.95 * r.randomized.sum()  # random = original only by chance (1/95)
+    assert torch.equal(
+        changed & ~r.masked, changed & r.randomized
+    )  # only [MASK] and random replacements change
+    assert (
+        changed & r.randomized
+    ).sum() > 0.95 * r.randomized.sum()  # random = original only by chance (1/95)
     fractions = r.fractions()  # overall 12 / 1.5 / 1.5 / 85 %
     for key, expected in {"mask": 0.12, "random": 0.015, "kept": 0.015, "untouched": 0.85}.items():
         assert abs(fractions[key] - expected) < 0.005, key
@@ -125,8 +133,9 @@ def test_one_dimensional_input_and_tokenizer_shortcut():
 
 def test_custom_probabilities():
     ids = make_batch(200, 64, seed=9)
-    r = mask_tokens_with_details(ids, generator=gen(1), mlm_probability=0.5, mask_replace_prob=1.0,
-                                 random_replace_prob=0.0, **KW)
+    r = mask_tokens_with_details(
+        ids, generator=gen(1), mlm_probability=0.5, mask_replace_prob=1.0, random_replace_prob=0.0, **KW
+    )
     assert abs(r.selected.sum() / r.maskable.sum() - 0.5) < 0.03
     assert torch.equal(r.masked, r.selected)  # 100 % [MASK]
     r = mask_tokens_with_details(ids, generator=gen(1), mask_replace_prob=0.0, random_replace_prob=0.0, **KW)
@@ -134,13 +143,16 @@ def test_custom_probabilities():
 
 
 def test_whole_word_masking_selects_whole_words():
-    tok = BertTokenizer([*SPECIAL_TOKENS, "play", "walk", "jump", "##ing", "##ed", "##s", "the", "cat", "dog"])
+    tok = BertTokenizer(
+        [*SPECIAL_TOKENS, "play", "walk", "jump", "##ing", "##ed", "##s", "the", "cat", "dog"]
+    )
     texts = ["the cat walking the dog jumped", "playing walks jumps the cat", "the dog plays walking"] * 400
     batch = tok(texts, padding=True, return_tensors="pt")["input_ids"]  # (1200, T)
     word_ids = tok.word_ids(batch)
     for ensure_one in (True, False):
-        r = mask_tokens_with_details(batch, tokenizer=tok, word_ids=word_ids, generator=gen(2),
-                                     ensure_one_masked=ensure_one)
+        r = mask_tokens_with_details(
+            batch, tokenizer=tok, word_ids=word_ids, generator=gen(2), ensure_one_masked=ensure_one
+        )
         n_words = n_selected_words = 0
         for row_selected, row_words in zip(r.selected, word_ids):
             for w in row_words.unique().tolist():
@@ -153,13 +165,15 @@ def test_whole_word_masking_selects_whole_words():
         if not ensure_one:  # (with 5-6 words a row, the at-least-one rule adds ~0.85**5.5 / 5.5 = 8 %)
             assert abs(n_selected_words / n_words - 0.15) < 0.015
     assert r.selected[torch.isin(batch, torch.tensor([tok.vocab["##ing"], tok.vocab["##ed"]]))].any()
-    same = mask_tokens_with_details(batch, tokenizer=tok, whole_word_mask=True, generator=gen(2),
-                                    ensure_one_masked=False)
+    same = mask_tokens_with_details(
+        batch, tokenizer=tok, whole_word_mask=True, generator=gen(2), ensure_one_masked=False
+    )
     assert torch.equal(same.input_ids, r.input_ids)  # whole_word_mask=True computes the same word_ids
     token_level = mask_tokens_with_details(batch, tokenizer=tok, generator=gen(2))
     partial = any(
         0 < int(token_level.selected[b][word_ids[b] == w].sum()) < int((word_ids[b] == w).sum())
-        for b in range(50) for w in range(int(word_ids[b].max()) + 1)
+        for b in range(50)
+        for w in range(int(word_ids[b].max()) + 1)
     )
     assert partial  # without whole-word masking, words do get split (the test above can fail)
 

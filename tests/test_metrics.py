@@ -44,12 +44,15 @@ def test_token_accuracy_ignores_minus_100():
     assert token_accuracy(preds, labels) == pytest.approx(2 / 3)
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("The  Garden!", "garden"),
-    ("an apple", "apple"),
-    ("under the old tree.", "under old tree"),
-    ("Theatre", "theatre"),  # "the" only as a whole word
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("The  Garden!", "garden"),
+        ("an apple", "apple"),
+        ("under the old tree.", "under old tree"),
+        ("Theatre", "theatre"),  # "the" only as a whole word
+    ],
+)
 def test_squad_normalisation(text, expected):
     assert normalize_answer(text) == expected
 
@@ -67,17 +70,20 @@ def test_exact_match_and_f1_by_hand():
     assert scores["f1"] == pytest.approx((2 * 0.5 / 1.5 + 2 * 0.5 / 1.5) / 2)
 
 
-@pytest.mark.parametrize("call, message", [
-    (lambda: accuracy([0, 1], [0]), "same length"),
-    (lambda: accuracy([], []), "empty"),
-    (lambda: accuracy(torch.zeros(2, 2), torch.zeros(2, 2)), "one-dimensional"),
-    (lambda: token_accuracy(torch.zeros(2, 3), torch.zeros(2, 4)), "same shape"),
-    (lambda: token_accuracy(torch.zeros(1, 2), torch.full((1, 2), -100)), "No labelled token"),
-    (lambda: squad_scores(["a"], ["a", "b"]), "1 predictions but 2 gold"),
-    (lambda: squad_scores([], []), "empty"),
-    (lambda: exact_match("a", []), "at least one gold answer"),
-    (lambda: normalize_answer(3), "strings"),
-])
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: accuracy([0, 1], [0]), "same length"),
+        (lambda: accuracy([], []), "empty"),
+        (lambda: accuracy(torch.zeros(2, 2), torch.zeros(2, 2)), "one-dimensional"),
+        (lambda: token_accuracy(torch.zeros(2, 3), torch.zeros(2, 4)), "same shape"),
+        (lambda: token_accuracy(torch.zeros(1, 2), torch.full((1, 2), -100)), "No labelled token"),
+        (lambda: squad_scores(["a"], ["a", "b"]), "1 predictions but 2 gold"),
+        (lambda: squad_scores([], []), "empty"),
+        (lambda: exact_match("a", []), "at least one gold answer"),
+        (lambda: normalize_answer(3), "strings"),
+    ],
+)
 def test_bad_inputs_raise_clear_errors(call, message):
     with pytest.raises(ValueError, match=message):
         call()

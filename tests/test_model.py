@@ -22,8 +22,14 @@ V = 97
 
 
 def small_config(**kw):
-    base = dict(vocab_size=V, hidden_size=32, num_hidden_layers=2, num_attention_heads=4, intermediate_size=48,
-                max_position_embeddings=40)
+    base = dict(
+        vocab_size=V,
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        intermediate_size=48,
+        max_position_embeddings=40,
+    )
     return BertConfig(**{**base, **kw})
 
 
@@ -49,8 +55,11 @@ def test_embeddings_are_three_lookups_summed_then_layernorm():
     emb = BertEmbeddings(small_config()).eval()
     ids, _, types = batch()
     out = emb(ids, types)
-    by_hand = (emb.word_embeddings.weight[ids] + emb.position_embeddings.weight[torch.arange(10)]
-               + emb.token_type_embeddings.weight[types])
+    by_hand = (
+        emb.word_embeddings.weight[ids]
+        + emb.position_embeddings.weight[torch.arange(10)]
+        + emb.token_type_embeddings.weight[types]
+    )
     assert torch.allclose(out, emb.LayerNorm(by_hand), atol=1e-6)
     assert emb.LayerNorm.eps == 1e-12
     assert torch.equal(emb(ids), emb(ids, torch.zeros_like(ids)))  # omitted token types = segment 0
@@ -90,7 +99,9 @@ def test_tying_survives_to_load_state_dict_and_save_load(tmp_path):
     other = BertForPreTraining(small_config())
     other.load_state_dict(model.state_dict())
     assert_tied(other)
-    assert torch.equal(other.bert.embeddings.word_embeddings.weight, model.bert.embeddings.word_embeddings.weight)
+    assert torch.equal(
+        other.bert.embeddings.word_embeddings.weight, model.bert.embeddings.word_embeddings.weight
+    )
     other.load_state_dict(model.state_dict(), assign=True)  # replaces Parameters: re-tied by a hook
     assert_tied(other)
 
@@ -153,7 +164,9 @@ def test_encoder_checkpoint_into_pretraining_model_warns_and_keeps_fresh_heads(t
         model, info = BertForPreTraining.from_pretrained(tmp_path / "enc", output_loading_info=True)
     assert "random initialisation" in caplog.text and "cls.predictions.*" in caplog.text
     assert "cls.seq_relationship.*" in caplog.text
-    assert set(info.missing_keys) == {k for k in model.state_dict() if k.startswith("cls.") and "decoder" not in k}
+    assert set(info.missing_keys) == {
+        k for k in model.state_dict() if k.startswith("cls.") and "decoder" not in k
+    }
     assert_tied(model)
     # and the other way: a pretraining checkpoint into BertModel loads quietly, heads unused
     BertForPreTraining(small_config()).save_pretrained(tmp_path / "pre")
@@ -248,8 +261,12 @@ def test_eval_is_deterministic_train_applies_dropout():
     model.train()
     a, b = model(ids, mask, types).prediction_logits, model(ids, mask, types).prediction_logits
     assert not torch.allclose(a, b)
-    no_dropout = BertForPreTraining(small_config(hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0)).train()
-    assert torch.equal(no_dropout(ids, mask, types).prediction_logits, no_dropout(ids, mask, types).prediction_logits)
+    no_dropout = BertForPreTraining(
+        small_config(hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0)
+    ).train()
+    assert torch.equal(
+        no_dropout(ids, mask, types).prediction_logits, no_dropout(ids, mask, types).prediction_logits
+    )
 
 
 def test_post_ln_order():
@@ -260,7 +277,9 @@ def test_post_ln_order():
     x = torch.randn(2, 5, 32)
     att = layer.attention
     h = att.output.LayerNorm(att.output.dense(att.self(x)[0]) + x)
-    expected = layer.output.LayerNorm(layer.output.dense(torch.nn.functional.gelu(layer.intermediate.dense(h))) + h)
+    expected = layer.output.LayerNorm(
+        layer.output.dense(torch.nn.functional.gelu(layer.intermediate.dense(h))) + h
+    )
     assert torch.allclose(layer(x)[0], expected, atol=1e-6)
 
 
@@ -269,7 +288,10 @@ def test_post_ln_order():
     "change, message",
     [
         (lambda i, m, t: (torch.zeros(1, 41, dtype=torch.long), None, None), "max_position_embeddings"),
-        (lambda i, m, t: (i.clone().index_fill_(1, torch.tensor([2]), V), m, t), r"input_ids must lie in \[0, 97\)"),
+        (
+            lambda i, m, t: (i.clone().index_fill_(1, torch.tensor([2]), V), m, t),
+            r"input_ids must lie in \[0, 97\)",
+        ),
         (lambda i, m, t: (i.clone().index_fill_(1, torch.tensor([2]), -1), m, t), "input_ids must lie"),
         (lambda i, m, t: (i, m, t + 1), "token_type_ids must lie in"),
         (lambda i, m, t: (i, m[:, :-1], t), "attention_mask has shape"),
@@ -321,7 +343,9 @@ def test_pretraining_losses_and_outputs():
     assert out.prediction_logits.shape == (3, 10, V) and out.seq_relationship_logits.shape == (3, 2)
     assert torch.allclose(out.loss, out.mlm_loss + out.nsp_loss)
     sel = labels != -100
-    assert torch.allclose(out.mlm_loss, torch.nn.functional.cross_entropy(out.prediction_logits[sel], labels[sel]))
+    assert torch.allclose(
+        out.mlm_loss, torch.nn.functional.cross_entropy(out.prediction_logits[sel], labels[sel])
+    )
     assert torch.allclose(out.nsp_loss, torch.nn.functional.cross_entropy(out.seq_relationship_logits, nsp))
     assert out["loss"] is out.loss and out[0] is out.loss
     only_mlm = model(ids, mask, types, labels=labels)
@@ -361,7 +385,9 @@ def test_mlm_fast_path_gives_the_same_loss_and_gradients():
     assert out.prediction_logits.shape == (int(sel.sum()), V)
     assert abs(out.loss.item() - model(ids, mask, types, labels=labels).loss.item()) < 1e-6
     assert flagged(ids, mask, types).prediction_logits.shape == (3, 10, V)
-    assert flagged(ids, mask, types, labels=labels, mlm_logits_at_labels_only=False).prediction_logits.dim() == 3
+    assert (
+        flagged(ids, mask, types, labels=labels, mlm_logits_at_labels_only=False).prediction_logits.dim() == 3
+    )
     empty = flagged(ids, mask, types, labels=torch.full_like(ids, -100))
     assert empty.prediction_logits.shape == (0, V) and empty.loss.item() == 0.0
 
@@ -432,8 +458,16 @@ def test_parameter_counts_of_the_paper():
         assert count_parameters(BertModel(large)) == 335_141_888
 
 
-@pytest.mark.parametrize("cls", [BertModel, BertForPreTraining, BertForSequenceClassification,
-                                 BertForTokenClassification, BertForQuestionAnswering])
+@pytest.mark.parametrize(
+    "cls",
+    [
+        BertModel,
+        BertForPreTraining,
+        BertForSequenceClassification,
+        BertForTokenClassification,
+        BertForQuestionAnswering,
+    ],
+)
 def test_parameter_count_formula_matches_every_architecture(cls):
     config = small_config(num_labels=4)
     assert count_parameters(cls(config)) == parameter_count(config, cls.__name__)
@@ -443,6 +477,9 @@ def test_count_trainable_only():
     model = BertModel(small_config())
     total = count_parameters(model)
     model.embeddings.requires_grad_(False)
-    assert count_parameters(model, trainable_only=True) == total - parameter_breakdown(model.config)["embeddings"]
+    assert (
+        count_parameters(model, trainable_only=True)
+        == total - parameter_breakdown(model.config)["embeddings"]
+    )
     with pytest.raises(ValueError, match="architecture"):
         parameter_count(model.config, "GPT2")

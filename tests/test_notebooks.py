@@ -18,9 +18,18 @@ ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 MARKERS = {"NBVAL_IGNORE_OUTPUT", "NBVAL_CHECK_OUTPUT", "NBVAL_SKIP", "NBVAL_RAISES_EXCEPTION"}
 ABSOLUTE_PATH = re.compile(r"(?<![\w.])/(?:work|tmp|root|home)/")
-COURSE = ["00_welcome", "01_self_attention_by_hand", "02_tokens_and_embeddings", "03_masking_strategy",
-          "04_mlm_and_nsp_losses", "05_transformer_encoder", "06_mini_pretraining", "07_fine_tuning",
-          "08_attention_heatmaps", "09_review"]
+COURSE = [
+    "00_welcome",
+    "01_self_attention_by_hand",
+    "02_tokens_and_embeddings",
+    "03_masking_strategy",
+    "04_mlm_and_nsp_losses",
+    "05_transformer_encoder",
+    "06_mini_pretraining",
+    "07_fine_tuning",
+    "08_attention_heatmaps",
+    "09_review",
+]
 
 
 def ids(paths):
@@ -48,8 +57,13 @@ def test_notebook_is_executed_in_order_without_errors(path):
     nbformat.validate(nb)
     counts = [c.execution_count for c in code_cells(nb)]
     assert counts == list(range(1, len(counts) + 1)), f"{path.name}: re-run it top to bottom (make notebooks)"
-    errors = [i for i, c in enumerate(nb.cells) if c.cell_type == "code"
-              for o in c.outputs if o.output_type == "error"]
+    errors = [
+        i
+        for i, c in enumerate(nb.cells)
+        if c.cell_type == "code"
+        for o in c.outputs
+        if o.output_type == "error"
+    ]
     assert not errors, f"{path.name}: cells {errors} raised an error"
     assert nb.metadata.kernelspec.name == "python3"
 
@@ -58,8 +72,14 @@ def test_notebook_is_executed_in_order_without_errors(path):
 def test_notebook_has_no_widget_state_or_machine_paths(path):
     nb = nbformat.read(path, as_version=4)
     assert "widgets" not in nb.metadata, f"{path.name}: strip widget state (tools/execute_notebooks.py does)"
-    leaks = [(i, m.group(0)) for i, c in enumerate(nb.cells) if c.cell_type == "code"
-             for o in c.outputs for m in [ABSOLUTE_PATH.search(output_text(o))] if m]
+    leaks = [
+        (i, m.group(0))
+        for i, c in enumerate(nb.cells)
+        if c.cell_type == "code"
+        for o in c.outputs
+        for m in [ABSOLUTE_PATH.search(output_text(o))]
+        if m
+    ]
     assert not leaks, f"{path.name}: outputs show absolute paths {leaks}; print paths relative to the repo"
 
 
@@ -70,8 +90,10 @@ def test_nbval_markers_are_exact(path):
         for line in cell.source.splitlines():
             comment = line.strip().lstrip("#").strip()
             if line.strip().startswith("#") and comment.startswith("NBVAL"):
-                assert comment in MARKERS, (f"{path.name}, code cell {i}: nbval ignores {line.strip()!r}; "
-                                            "put the marker alone on its line")
+                assert comment in MARKERS, (
+                    f"{path.name}, code cell {i}: nbval ignores {line.strip()!r}; "
+                    "put the marker alone on its line"
+                )
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=ids(NOTEBOOKS))
@@ -86,5 +108,6 @@ def test_notebook_imports_bertedu_and_fixes_the_seed(path):
 def test_notebook_links_to_the_next_one(path):
     nb = nbformat.read(path, as_version=4)
     following = NOTEBOOKS[NOTEBOOKS.index(path) + 1].name
-    assert following in nb.cells[-1].source or following in nb.cells[-2].source, \
+    assert following in nb.cells[-1].source or following in nb.cells[-2].source, (
         f"{path.name}: end with a link to {following}"
+    )

@@ -46,8 +46,11 @@ def test_environment_yml_matches_pyproject():
     actual = _environment_pins()
     missing = sorted(set(expected) - set(actual))
     extra = sorted(set(actual) - set(expected))
-    differ = sorted(f"{k}: pyproject {expected[k]} vs environment.yml {actual[k]}"
-                    for k in set(expected) & set(actual) if expected[k] != actual[k])
+    differ = sorted(
+        f"{k}: pyproject {expected[k]} vs environment.yml {actual[k]}"
+        for k in set(expected) & set(actual)
+        if expected[k] != actual[k]
+    )
     assert not (missing or extra or differ), (
         f"environment.yml and pyproject.toml disagree. Missing from environment.yml: {missing}; "
         f"only in environment.yml: {extra}; different versions: {differ}"

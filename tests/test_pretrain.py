@@ -39,8 +39,10 @@ the man drinks coffee
 the woman drinks tea
 """
 MLM_EVAL = "sentence\tanswers\nthe cat drinks [MASK]\tmilk\nthe [MASK] rises in the east\tsun\n"
-NSP_EVAL = "sentence_a\tsentence_b\tlabel\nthe cat sits on the mat\tthe cat drinks milk\tIsNext\n" \
-           "the cat sits on the mat\tthe sun sets in the west\tNotNext\n"
+NSP_EVAL = (
+    "sentence_a\tsentence_b\tlabel\nthe cat sits on the mat\tthe cat drinks milk\tIsNext\n"
+    "the cat sits on the mat\tthe sun sets in the west\tNotNext\n"
+)
 TINY = {"num_hidden_layers": 1, "hidden_size": 16, "num_attention_heads": 2, "intermediate_size": 32}
 
 
@@ -58,9 +60,20 @@ def files(tmp_path):
 
 
 def tiny_config(files, **kw):
-    base = dict(corpus=str(files / "corpus.txt"), model_size="test", max_length=32, steps=8, batch_size=4,
-                learning_rate=5e-3, warmup_steps=2, log_every=2, eval_every=4, seed=3,
-                mlm_eval_file=str(files / "mlm.tsv"), nsp_eval_file=str(files / "nsp.tsv"))
+    base = dict(
+        corpus=str(files / "corpus.txt"),
+        model_size="test",
+        max_length=32,
+        steps=8,
+        batch_size=4,
+        learning_rate=5e-3,
+        warmup_steps=2,
+        log_every=2,
+        eval_every=4,
+        seed=3,
+        mlm_eval_file=str(files / "mlm.tsv"),
+        nsp_eval_file=str(files / "nsp.tsv"),
+    )
     return PretrainingConfig(**{**base, **kw})
 
 
@@ -71,7 +84,19 @@ def weights(model):
 # --- settings and schedule ---------------------------------------------------------------------------------
 def test_linear_schedule_warms_up_then_decays_to_zero():
     f = linear_schedule(warmup_steps=4, total_steps=10)
-    assert [round(f(s), 4) for s in range(11)] == [0.25, 0.5, 0.75, 1.0, 1.0, 0.8333, 0.6667, 0.5, 0.3333, 0.1667, 0.0]
+    assert [round(f(s), 4) for s in range(11)] == [
+        0.25,
+        0.5,
+        0.75,
+        1.0,
+        1.0,
+        0.8333,
+        0.6667,
+        0.5,
+        0.3333,
+        0.1667,
+        0.0,
+    ]
     assert linear_schedule(0, 5)(0) == 1.0  # no warm-up: start at the peak
     opt = torch.optim.SGD([torch.nn.Parameter(torch.zeros(1))], lr=0.1)
     sched = torch.optim.lr_scheduler.LambdaLR(opt, f)
@@ -80,18 +105,25 @@ def test_linear_schedule_warms_up_then_decays_to_zero():
         lrs.append(opt.param_groups[0]["lr"])
         opt.step()
         sched.step()
-    assert lrs[0] == pytest.approx(0.025) and max(lrs) == pytest.approx(0.1) and lrs[-1] == pytest.approx(0.1 / 6)
+    assert (
+        lrs[0] == pytest.approx(0.025)
+        and max(lrs) == pytest.approx(0.1)
+        and lrs[-1] == pytest.approx(0.1 / 6)
+    )
 
 
-@pytest.mark.parametrize("change, message", [
-    ({"steps": 0}, "steps must be an integer >= 1"),
-    ({"batch_size": -2}, "batch_size"),
-    ({"learning_rate": 0.0}, "learning_rate"),
-    ({"model_size": "huge"}, "model_size"),
-    ({"max_length": 3}, "max_length"),
-    ({"mlm_probability": 0.0}, "mlm_probability"),
-    ({"attn_implementation": "flash"}, "attn_implementation"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"steps": 0}, "steps must be an integer >= 1"),
+        ({"batch_size": -2}, "batch_size"),
+        ({"learning_rate": 0.0}, "learning_rate"),
+        ({"model_size": "huge"}, "model_size"),
+        ({"max_length": 3}, "max_length"),
+        ({"mlm_probability": 0.0}, "mlm_probability"),
+        ({"attn_implementation": "flash"}, "attn_implementation"),
+    ],
+)
 def test_config_rejects_bad_settings(change, message):
     with pytest.raises(ValueError, match=message):
         PretrainingConfig(**change)
@@ -129,8 +161,12 @@ def test_bucketed_batches_cover_each_epoch_pad_less_and_resume_exactly(files):
     assert sum(len(b["next_sentence_label"]) for _, b in batches[:10]) == 40  # every pair once per epoch
 
     def padding(bucket):
-        stream = pt.bucketed_batches(PretrainingDataset(docs, tok, max_length=32, seed=1, num_pairs=40), collate, 4,
-                                     bucket_batches=bucket)
+        stream = pt.bucketed_batches(
+            PretrainingDataset(docs, tok, max_length=32, seed=1, num_pairs=40),
+            collate,
+            4,
+            bucket_batches=bucket,
+        )
         bs = [next(stream)[1] for _ in range(20)]
         return sum(int((b["attention_mask"] == 0).sum()) for b in bs)
 
@@ -138,7 +174,7 @@ def test_bucketed_batches_cover_each_epoch_pad_less_and_resume_exactly(files):
     for start in (0, 3, 5, 9, 10, 17):
         fresh = PretrainingDataset(docs, tok, max_length=32, seed=1, num_pairs=40)
         resumed = pt.bucketed_batches(fresh, collate, 4, start_step=start, bucket_batches=5)
-        for step, batch in batches[start:start + 6]:
+        for step, batch in batches[start : start + 6]:
             s, b = next(resumed)
             assert s == step and all(torch.equal(batch[k], b[k]) for k in batch)
 
@@ -194,7 +230,9 @@ def test_nan_loss_stops_with_advice(files, monkeypatch):
 
 
 def test_infinite_gradient_norm_stops(files, monkeypatch):
-    monkeypatch.setattr(torch.nn.utils, "clip_grad_norm_", lambda params, max_norm: torch.tensor(float("inf")))
+    monkeypatch.setattr(
+        torch.nn.utils, "clip_grad_norm_", lambda params, max_norm: torch.tensor(float("inf"))
+    )
     with pytest.raises(TrainingDivergedError, match="gradient norm is not finite"):
         pretrain(tiny_config(files), progress=False)
 
@@ -205,7 +243,13 @@ def test_checkpoint_is_complete_and_loads_safely(files, tmp_path):
     run = pretrain(tiny_config(files), out, progress=False)
     assert is_checkpoint(out)
     names = {p.name for p in out.iterdir()}
-    assert {"config.json", "model.safetensors", "vocab.txt", "training_state.pt", "trainer_state.json"} <= names
+    assert {
+        "config.json",
+        "model.safetensors",
+        "vocab.txt",
+        "training_state.pt",
+        "trainer_state.json",
+    } <= names
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no temporary folders left
     state = torch.load(out / "training_state.pt", weights_only=True)  # tensors and plain containers only
     assert state["step"] == 8 and {"torch", "python", "numpy"} <= set(state["rng"])
@@ -334,9 +378,31 @@ def test_help_documents_every_option(capsys):
 
 def test_cli_trains_and_reports(files, tmp_path, capsys):
     out = tmp_path / "cli-run"
-    code = main(["--corpus", str(files / "corpus.txt"), "--output", str(out), "--preset", "test", "--steps", "3",
-                 "--batch-size", "4", "--lr", "1e-3", "--warmup", "1", "--seed", "1", "--mlm-eval",
-                 str(files / "mlm.tsv"), "--nsp-eval", str(files / "nsp.tsv"), "--no-progress"])
+    code = main(
+        [
+            "--corpus",
+            str(files / "corpus.txt"),
+            "--output",
+            str(out),
+            "--preset",
+            "test",
+            "--steps",
+            "3",
+            "--batch-size",
+            "4",
+            "--lr",
+            "1e-3",
+            "--warmup",
+            "1",
+            "--seed",
+            "1",
+            "--mlm-eval",
+            str(files / "mlm.tsv"),
+            "--nsp-eval",
+            str(files / "nsp.tsv"),
+            "--no-progress",
+        ]
+    )
     printed = capsys.readouterr().out
     assert code == 0
     assert "step 3/3" in printed and "cli-run" in printed
@@ -348,8 +414,14 @@ def test_cli_trains_and_reports(files, tmp_path, capsys):
 
 def run_cli(args, cwd):
     env = dict(os.environ, PYTHONPATH=str(Path(pt.__file__).resolve().parents[1]))
-    return subprocess.run([sys.executable, "-m", "bertedu.pretrain", *args], cwd=cwd, capture_output=True,
-                          text=True, env=env, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "bertedu.pretrain", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
 
 
 def test_module_entry_point(files):
@@ -357,23 +429,30 @@ def test_module_entry_point(files):
     assert result.returncode == 0 and "--resume" in result.stdout
     result = run_cli(["--corpus", "corpus.txt", "--output", "out", "--steps", "-5"], cwd=files)
     assert result.returncode == 2
-    assert result.stderr.strip() == ("python -m bertedu.pretrain: error: argument --steps: must be at least 1, "
-                                     "got -5 (see --help)")
+    assert result.stderr.strip() == (
+        "python -m bertedu.pretrain: error: argument --steps: must be at least 1, got -5 (see --help)"
+    )
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--corpus", "missing.txt", "--output", "out"], "corpus file missing.txt does not exist"),
-    (["--corpus", "corpus.txt", "--output", "out", "--steps", "0"], "--steps: must be at least 1"),
-    (["--corpus", "corpus.txt", "--output", "out", "--batch-size", "-1"], "--batch-size: must be at least 1"),
-    (["--corpus", "corpus.txt", "--output", "out", "--lr", "fast"], "--lr: expected a number"),
-    (["--corpus", "corpus.txt", "--output", "out", "--lr", "3"], "--lr: must be between 0 and 1"),
-    (["--corpus", "corpus.txt", "--output", "corpus.txt/run"], "Cannot write to"),
-    (["--corpus", "corpus.txt", "--output", "out", "--mlm-eval", "nope.tsv"], "evaluation file nope.tsv"),
-    (["--output", "empty", "--resume"], "holds no checkpoint"),
-    (["--output", "out"], "--corpus is required"),
-    (["--corpus", "corpus.txt"], "--output"),
-    (["--corpus", "corpus.txt", "--output", "out", "--preset", "giant"], "invalid choice"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--corpus", "missing.txt", "--output", "out"], "corpus file missing.txt does not exist"),
+        (["--corpus", "corpus.txt", "--output", "out", "--steps", "0"], "--steps: must be at least 1"),
+        (
+            ["--corpus", "corpus.txt", "--output", "out", "--batch-size", "-1"],
+            "--batch-size: must be at least 1",
+        ),
+        (["--corpus", "corpus.txt", "--output", "out", "--lr", "fast"], "--lr: expected a number"),
+        (["--corpus", "corpus.txt", "--output", "out", "--lr", "3"], "--lr: must be between 0 and 1"),
+        (["--corpus", "corpus.txt", "--output", "corpus.txt/run"], "Cannot write to"),
+        (["--corpus", "corpus.txt", "--output", "out", "--mlm-eval", "nope.tsv"], "evaluation file nope.tsv"),
+        (["--output", "empty", "--resume"], "holds no checkpoint"),
+        (["--output", "out"], "--corpus is required"),
+        (["--corpus", "corpus.txt"], "--output"),
+        (["--corpus", "corpus.txt", "--output", "out", "--preset", "giant"], "invalid choice"),
+    ],
+)
 def test_cli_bad_arguments_give_one_line_errors(files, args, message, monkeypatch, capsys):
     monkeypatch.chdir(files)
     try:
@@ -389,8 +468,19 @@ def test_cli_bad_arguments_give_one_line_errors(files, args, message, monkeypatc
 
 def test_cli_refuses_to_overwrite_or_change_a_resumed_run(files, tmp_path, capsys):
     out = tmp_path / "run"
-    base = ["--corpus", str(files / "corpus.txt"), "--output", str(out), "--preset", "test", "--steps", "2",
-            "--batch-size", "4", "--no-progress"]
+    base = [
+        "--corpus",
+        str(files / "corpus.txt"),
+        "--output",
+        str(out),
+        "--preset",
+        "test",
+        "--steps",
+        "2",
+        "--batch-size",
+        "4",
+        "--no-progress",
+    ]
     assert main(base) == 0
     capsys.readouterr()
     assert main(base) == 1

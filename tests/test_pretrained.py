@@ -37,7 +37,9 @@ def test_minilm_with_tokenizer_and_contextual_vectors():
     model, tokenizer = minilm(attn_implementation="sdpa")
     assert model.config.attn_implementation == "sdpa"
     assert tokenizer.cls_token_id == 101 and tokenizer.vocab_size == 30522
-    batch = tokenizer(["i sat on the river bank", "i put money in the bank"], padding=True, return_tensors="pt")
+    batch = tokenizer(
+        ["i sat on the river bank", "i put money in the bank"], padding=True, return_tensors="pt"
+    )
     with torch.no_grad():
         out = model(batch["input_ids"], batch["attention_mask"], batch["token_type_ids"])
     bank = tokenizer.convert_tokens_to_ids("bank")

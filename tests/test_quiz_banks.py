@@ -66,7 +66,13 @@ def test_bank_is_bilingual(path):
             if not isinstance(value, str) or not value.strip():
                 missing.append(f"{path.name} {where}.{lang}")
         zh, en = text.get("zh"), text.get("en")
-        if isinstance(zh, str) and isinstance(en, str) and _is_prose(en) and len(en) > 25 and not CJK.search(zh):
+        if (
+            isinstance(zh, str)
+            and isinstance(en, str)
+            and _is_prose(en)
+            and len(en) > 25
+            and not CJK.search(zh)
+        ):
             missing.append(f"{path.name} {where}.zh looks untranslated: {zh!r}")
     assert not missing, "\n".join(missing)
     bank = load_bank_file(path)
@@ -134,11 +140,24 @@ GOOD = {
     "notebook": "42_sample",
     "title": T("Sample"),
     "questions": [
-        {"id": "pick-one", "type": "single", "topic": "t", "paper_part": "C", "prompt": T("Which?"),
-         "options": [{"text": T("a"), "correct": True, "explanation": T("because")},
-                     {"text": T("b"), "correct": False, "explanation": T("because not")}]},
-        {"id": "fill-it", "type": "fill", "prompt": T("x = [blank 1]"), "explanation": T("x is 2"),
-         "blanks": [{"kind": "numeric", "value": 2, "tolerance": 0.1, "label": T("x")}]},
+        {
+            "id": "pick-one",
+            "type": "single",
+            "topic": "t",
+            "paper_part": "C",
+            "prompt": T("Which?"),
+            "options": [
+                {"text": T("a"), "correct": True, "explanation": T("because")},
+                {"text": T("b"), "correct": False, "explanation": T("because not")},
+            ],
+        },
+        {
+            "id": "fill-it",
+            "type": "fill",
+            "prompt": T("x = [blank 1]"),
+            "explanation": T("x is 2"),
+            "blanks": [{"kind": "numeric", "value": 2, "tolerance": 0.1, "label": T("x")}],
+        },
     ],
     "flashcards": [{"id": "card-1", "deck": "sample", "front": T("front"), "back": T("back")}],
 }
@@ -159,54 +178,130 @@ def _q(data, i=0):
 
 
 MALFORMED = [
-    ("two correct in single", lambda d: _q(d)["options"][1].update(correct=True),
-     "question 'pick-one'", "exactly one correct option, found 2"),
-    ("no correct in multiple", lambda d: _q(d).update(type="multiple") or _q(d)["options"][0].update(correct=False),
-     "question 'pick-one'", "at least one correct option"),
-    ("missing option explanation", lambda d: _q(d)["options"][0].pop("explanation"),
-     "question 'pick-one': option 1", "'explanation' is missing"),
-    ("missing Chinese prompt", lambda d: _q(d)["prompt"].pop("zh"),
-     "question 'pick-one'", "'prompt' is missing its 'zh' text"),
-    ("empty English option", lambda d: _q(d)["options"][1]["text"].update(en="  "),
-     "question 'pick-one': option 2", "'text.en' is empty"),
-    ("untranslated explanation", lambda d: _q(d)["options"][0]["explanation"].update(en="because it is so", zh="because it is so"),
-     "question 'pick-one': option 1", "no Chinese characters"),
-    ("duplicate id", lambda d: _q(d, 1).update(id="pick-one"),
-     "question 'pick-one'", "duplicate id"),
-    ("bad id", lambda d: _q(d).update(id="Pick_One"),
-     "question 'Pick_One'", "lowercase letters"),
-    ("unknown type", lambda d: _q(d).update(type="essay"),
-     "question 'pick-one'", "'type' must be one of"),
-    ("bad paper part", lambda d: _q(d).update(paper_part="G"),
-     "question 'pick-one'", "'paper_part' must be one of"),
-    ("typo in a key", lambda d: _q(d).update(explaination=T("oops")),
-     "question 'pick-one'", "unknown key(s) ['explaination']"),
-    ("fill without blanks", lambda d: _q(d, 1).update(blanks=[]),
-     "question 'fill-it'", "non-empty list of 'blanks'"),
-    ("fill without explanation", lambda d: _q(d, 1).pop("explanation"),
-     "question 'fill-it'", "required for fill questions"),
-    ("numeric without tolerance", lambda d: _q(d, 1)["blanks"][0].pop("tolerance"),
-     "question 'fill-it': blank 1", "'tolerance' >= 0"),
-    ("numeric value as text", lambda d: _q(d, 1)["blanks"][0].update(value="two"),
-     "question 'fill-it': blank 1", "number 'value'"),
-    ("text blank without answers", lambda d: _q(d, 1)["blanks"].append({"kind": "text", "answers": []}),
-     "question 'fill-it': blank 2", "'answers' must be a non-empty list"),
-    ("unknown blank kind", lambda d: _q(d, 1)["blanks"][0].update(kind="date"),
-     "question 'fill-it': blank 1", "'kind' must be 'text' or 'numeric'"),
-    ("one option only", lambda d: _q(d).update(options=_q(d)["options"][:1]),
-     "question 'pick-one'", "at least 2 'options'"),
-    ("correct is a string", lambda d: _q(d)["options"][0].update(correct="yes"),
-     "question 'pick-one': option 1", "'correct' must be true or false"),
-    ("card without back", lambda d: d["flashcards"][0].pop("back"),
-     "flashcard 'card-1'", "'back' is missing"),
-    ("card without deck", lambda d: d["flashcards"][0].pop("deck"),
-     "flashcard 'card-1'", "'deck' must be a name"),
-    ("question without id", lambda d: _q(d).pop("id"),
-     "question #1", "'id' is missing"),
-    ("notebook differs from file", lambda d: d.update(notebook="43_other"),
-     "42_sample.yaml", "must equal the file name"),
-    ("YAML turned text into a boolean", lambda d: _q(d)["options"][0]["text"].update(en=False),
-     "question 'pick-one': option 1", "must be a string (quote it in YAML)"),
+    (
+        "two correct in single",
+        lambda d: _q(d)["options"][1].update(correct=True),
+        "question 'pick-one'",
+        "exactly one correct option, found 2",
+    ),
+    (
+        "no correct in multiple",
+        lambda d: _q(d).update(type="multiple") or _q(d)["options"][0].update(correct=False),
+        "question 'pick-one'",
+        "at least one correct option",
+    ),
+    (
+        "missing option explanation",
+        lambda d: _q(d)["options"][0].pop("explanation"),
+        "question 'pick-one': option 1",
+        "'explanation' is missing",
+    ),
+    (
+        "missing Chinese prompt",
+        lambda d: _q(d)["prompt"].pop("zh"),
+        "question 'pick-one'",
+        "'prompt' is missing its 'zh' text",
+    ),
+    (
+        "empty English option",
+        lambda d: _q(d)["options"][1]["text"].update(en="  "),
+        "question 'pick-one': option 2",
+        "'text.en' is empty",
+    ),
+    (
+        "untranslated explanation",
+        lambda d: _q(d)["options"][0]["explanation"].update(en="because it is so", zh="because it is so"),
+        "question 'pick-one': option 1",
+        "no Chinese characters",
+    ),
+    ("duplicate id", lambda d: _q(d, 1).update(id="pick-one"), "question 'pick-one'", "duplicate id"),
+    ("bad id", lambda d: _q(d).update(id="Pick_One"), "question 'Pick_One'", "lowercase letters"),
+    ("unknown type", lambda d: _q(d).update(type="essay"), "question 'pick-one'", "'type' must be one of"),
+    (
+        "bad paper part",
+        lambda d: _q(d).update(paper_part="G"),
+        "question 'pick-one'",
+        "'paper_part' must be one of",
+    ),
+    (
+        "typo in a key",
+        lambda d: _q(d).update(explaination=T("oops")),
+        "question 'pick-one'",
+        "unknown key(s) ['explaination']",
+    ),
+    (
+        "fill without blanks",
+        lambda d: _q(d, 1).update(blanks=[]),
+        "question 'fill-it'",
+        "non-empty list of 'blanks'",
+    ),
+    (
+        "fill without explanation",
+        lambda d: _q(d, 1).pop("explanation"),
+        "question 'fill-it'",
+        "required for fill questions",
+    ),
+    (
+        "numeric without tolerance",
+        lambda d: _q(d, 1)["blanks"][0].pop("tolerance"),
+        "question 'fill-it': blank 1",
+        "'tolerance' >= 0",
+    ),
+    (
+        "numeric value as text",
+        lambda d: _q(d, 1)["blanks"][0].update(value="two"),
+        "question 'fill-it': blank 1",
+        "number 'value'",
+    ),
+    (
+        "text blank without answers",
+        lambda d: _q(d, 1)["blanks"].append({"kind": "text", "answers": []}),
+        "question 'fill-it': blank 2",
+        "'answers' must be a non-empty list",
+    ),
+    (
+        "unknown blank kind",
+        lambda d: _q(d, 1)["blanks"][0].update(kind="date"),
+        "question 'fill-it': blank 1",
+        "'kind' must be 'text' or 'numeric'",
+    ),
+    (
+        "one option only",
+        lambda d: _q(d).update(options=_q(d)["options"][:1]),
+        "question 'pick-one'",
+        "at least 2 'options'",
+    ),
+    (
+        "correct is a string",
+        lambda d: _q(d)["options"][0].update(correct="yes"),
+        "question 'pick-one': option 1",
+        "'correct' must be true or false",
+    ),
+    (
+        "card without back",
+        lambda d: d["flashcards"][0].pop("back"),
+        "flashcard 'card-1'",
+        "'back' is missing",
+    ),
+    (
+        "card without deck",
+        lambda d: d["flashcards"][0].pop("deck"),
+        "flashcard 'card-1'",
+        "'deck' must be a name",
+    ),
+    ("question without id", lambda d: _q(d).pop("id"), "question #1", "'id' is missing"),
+    (
+        "notebook differs from file",
+        lambda d: d.update(notebook="43_other"),
+        "42_sample.yaml",
+        "must equal the file name",
+    ),
+    (
+        "YAML turned text into a boolean",
+        lambda d: _q(d)["options"][0]["text"].update(en=False),
+        "question 'pick-one': option 1",
+        "must be a string (quote it in YAML)",
+    ),
 ]
 
 
@@ -222,7 +317,9 @@ def test_malformed_bank_is_reported_with_file_and_id(name, edit, where, what):
 
 def test_bank_file_errors(tmp_path: Path):
     bad = tmp_path / "42_sample.yaml"
-    bad.write_text("notebook: 42_sample\ntitle: {en: a, zh: 中}\nquestions:\n  - id: x\n    id: y\n", encoding="utf-8")
+    bad.write_text(
+        "notebook: 42_sample\ntitle: {en: a, zh: 中}\nquestions:\n  - id: x\n    id: y\n", encoding="utf-8"
+    )
     messages = validate_bank_file(bad)
     assert len(messages) == 1 and "42_sample.yaml" in messages[0] and "duplicate key 'id'" in messages[0]
     bad.write_text("questions: [unclosed", encoding="utf-8")
@@ -290,9 +387,13 @@ def test_markdown_subset_and_plain_text():
     assert "$a_i &lt; b_j$" in html and "[CLS]" in html and "<ul><li>one</li><li>two</li></ul>" in html
     assert markdown_to_html("logits = [blank 1] · T").count("(1)") == 1
     assert markdown_to_html("<script>x</script>").startswith("<p>&lt;script&gt;")
-    assert plain_text(r"softmax$(C W^\top)$, $\sqrt{d_k}$, $W \in \mathbb{R}^{K \times H}$") == \
-        "softmax(C Wᵀ), √d_k, W ∈ ℝ^K × H"
+    assert (
+        plain_text(r"softmax$(C W^\top)$, $\sqrt{d_k}$, $W \in \mathbb{R}^{K \times H}$")
+        == "softmax(C Wᵀ), √d_k, W ∈ ℝ^K × H"
+    )
     assert plain_text("**x** `y` [空 2]") == "x y ____(2)"
     # code spans are literal, even when they hold dollar signs
-    assert "<code>$HOME</code> or <code>$BERTEDU_HOME</code>" in markdown_to_html("`$HOME` or `$BERTEDU_HOME`")
+    assert "<code>$HOME</code> or <code>$BERTEDU_HOME</code>" in markdown_to_html(
+        "`$HOME` or `$BERTEDU_HOME`"
+    )
     assert plain_text("`$HOME` or `$BERTEDU_HOME`") == "$HOME or $BERTEDU_HOME"

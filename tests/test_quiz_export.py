@@ -38,8 +38,13 @@ def executed(tmp_path_factory):
     mp.setenv("BERTEDU_HOME", str(tmp / "home"))
     mp.delenv("BERTEDU_LANG", raising=False)
     try:
-        NotebookClient(nb, timeout=120, kernel_name="python3", store_widget_state=False,
-                       resources={"metadata": {"path": str(tmp)}}).execute()
+        NotebookClient(
+            nb,
+            timeout=120,
+            kernel_name="python3",
+            store_widget_state=False,
+            resources={"metadata": {"path": str(tmp)}},
+        ).execute()
     finally:
         mp.undo()
     assert (tmp / "home" / "progress.json").exists()

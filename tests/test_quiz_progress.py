@@ -80,8 +80,13 @@ def test_crash_mid_write_keeps_the_old_file(home, monkeypatch):
 
 @pytest.mark.parametrize(
     "content",
-    ['{"version": 1, "notebooks": {"00_welcome": {"ques', "[1, 2, 3]", '{"version": 99, "notebooks": {}}',
-     '{"version": 1, "notebooks": {"x": {"questions": {"q": {"attempts": "many"}}}}}', "\udcff"],
+    [
+        '{"version": 1, "notebooks": {"00_welcome": {"ques',
+        "[1, 2, 3]",
+        '{"version": 99, "notebooks": {}}',
+        '{"version": 1, "notebooks": {"x": {"questions": {"q": {"attempts": "many"}}}}}',
+        "\udcff",
+    ],
     ids=["truncated", "not-an-object", "future-version", "bad-entry", "not-utf8"],
 )
 def test_corrupt_file_is_moved_aside_with_a_warning(home, content):
@@ -92,7 +97,9 @@ def test_corrupt_file_is_moved_aside_with_a_warning(home, content):
     else:
         path.write_text(content, encoding="utf-8")
     original = path.read_bytes()
-    with pytest.warns(UserWarning, match=r"could not be read .* kept as .*progress\.corrupt-\d{8}-\d{6}\.json"):
+    with pytest.warns(
+        UserWarning, match=r"could not be read .* kept as .*progress\.corrupt-\d{8}-\d{6}\.json"
+    ):
         store = ProgressStore()
     kept = list(home.glob("progress.corrupt-*.json"))
     assert len(kept) == 1 and kept[0].read_bytes() == original  # nothing is thrown away

@@ -29,18 +29,133 @@ CLASSIC_VOCAB = ["[UNK]", "[CLS]", "[SEP]", "want", "##want", "##ed", "wa", "un"
 # A deterministic generator of varied, nasty sentences
 
 
-WORDS = ("the quick brown fox jumps over a lazy dog cat sits on mat sun rises in east man eats meat book "
-         "unwanted running playing unaffable tokenization embeddings transformer bidirectional "
-         "pretraining wordpiece hello world").split()
-ACCENTED = ["Café", "naïve", "résumé", "Ångström", "façade", "jalapeño", "Zoë", "Müller", "crème brûlée",
-            "São Paulo", "İstanbul", "straße", "ÉCOLE", "Dvořák", "Łódź", "coöperate", "ﬁnal", "Ωmega", "ΣΟΦΙΑ"]
-PUNCT = [",", ".", "!", "?", ";", ":", "'", '"', "(", ")", "[", "]", "{", "}", "-", "--", "...", "$", "%",
-         "&", "*", "+", "=", "<", ">", "^", "`", "|", "~", "@", "#", "/", "\\", "_", "«", "»", "—", "–", "…",
-         "¿", "¡", "“", "”", "‘", "’", "、", "。", "·", "§", "©", "°", "±", "€", "£", "¥"]
-CJK = ["你好", "世界", "我爱北京天安门", "意思", "東京", "日本語", "한국어", "ひらがな", "カタカナ", "中文字符", "𠀀𠀁"]
-ODD = ["😀", "🤖👍", "\u200b", "\ufffd", "\x00", "\x07", "\x1b[0m", "\u00a0", "\u3000", "\u2028", "\t", "\n",
-       "\r\n", "\x0b", "\x0c", "\u0301", "e\u0301", "\u00ad", "\ufeff", "\U000e0001", "\ue000", "ÿ", "Ⅻ",
-       "x²", "½", "ℌ", "℃", "\u0085", "\u202f"]
+WORDS = (
+    "the quick brown fox jumps over a lazy dog cat sits on mat sun rises in east man eats meat book "
+    "unwanted running playing unaffable tokenization embeddings transformer bidirectional "
+    "pretraining wordpiece hello world"
+).split()
+ACCENTED = [
+    "Café",
+    "naïve",
+    "résumé",
+    "Ångström",
+    "façade",
+    "jalapeño",
+    "Zoë",
+    "Müller",
+    "crème brûlée",
+    "São Paulo",
+    "İstanbul",
+    "straße",
+    "ÉCOLE",
+    "Dvořák",
+    "Łódź",
+    "coöperate",
+    "ﬁnal",
+    "Ωmega",
+    "ΣΟΦΙΑ",
+]
+PUNCT = [
+    ",",
+    ".",
+    "!",
+    "?",
+    ";",
+    ":",
+    "'",
+    '"',
+    "(",
+    ")",
+    "[",
+    "]",
+    "{",
+    "}",
+    "-",
+    "--",
+    "...",
+    "$",
+    "%",
+    "&",
+    "*",
+    "+",
+    "=",
+    "<",
+    ">",
+    "^",
+    "`",
+    "|",
+    "~",
+    "@",
+    "#",
+    "/",
+    "\\",
+    "_",
+    "«",
+    "»",
+    "—",
+    "–",
+    "…",
+    "¿",
+    "¡",
+    "“",
+    "”",
+    "‘",
+    "’",
+    "、",
+    "。",
+    "·",
+    "§",
+    "©",
+    "°",
+    "±",
+    "€",
+    "£",
+    "¥",
+]
+CJK = [
+    "你好",
+    "世界",
+    "我爱北京天安门",
+    "意思",
+    "東京",
+    "日本語",
+    "한국어",
+    "ひらがな",
+    "カタカナ",
+    "中文字符",
+    "𠀀𠀁",
+]
+ODD = [
+    "😀",
+    "🤖👍",
+    "\u200b",
+    "\ufffd",
+    "\x00",
+    "\x07",
+    "\x1b[0m",
+    "\u00a0",
+    "\u3000",
+    "\u2028",
+    "\t",
+    "\n",
+    "\r\n",
+    "\x0b",
+    "\x0c",
+    "\u0301",
+    "e\u0301",
+    "\u00ad",
+    "\ufeff",
+    "\U000e0001",
+    "\ue000",
+    "ÿ",
+    "Ⅻ",
+    "x²",
+    "½",
+    "ℌ",
+    "℃",
+    "\u0085",
+    "\u202f",
+]
 NUMBERS = ["3.14", "1,000", "42", "2024-01-01", "$5.99", "100%", "0x1F", "1e-12", "12:30", "#1"]
 SPECIAL_IN_TEXT = ["[MASK]", "[SEP]", "dog[MASK]cat", "[mask]", "[CLS]x", "[PAD]", "[UNK]"]
 
@@ -115,7 +230,11 @@ def small_tokenizer(*words: str) -> BertTokenizer:
 def test_classic_greedy_longest_match_example():
     wordpiece = WordpieceTokenizer(CLASSIC_VOCAB, unk_token="[UNK]")
     assert wordpiece.tokenize("unwanted running") == ["un", "##want", "##ed", "runn", "##ing"]
-    assert wordpiece.tokenize("unwantedX running") == ["[UNK]", "runn", "##ing"]  # one bad piece -> whole word
+    assert wordpiece.tokenize("unwantedX running") == [
+        "[UNK]",
+        "runn",
+        "##ing",
+    ]  # one bad piece -> whole word
     assert wordpiece.tokenize("") == []
     tok = BertTokenizer(["[PAD]", "[MASK]", *CLASSIC_VOCAB])
     assert tok.tokenize("UNwanted   Running") == ["un", "##want", "##ed", "runn", "##ing"]
@@ -134,30 +253,37 @@ def test_words_longer_than_max_input_chars_per_word_are_unknown():
     assert tok.tokenize("a" * 100) == ["a"] + ["##a"] * 99
     assert tok.tokenize("a" * 101) == ["[UNK]"]
     assert BertTokenizer([*SPECIAL_TOKENS, "a", "##a"], max_input_chars_per_word=3).tokenize("aaaa aaa") == [
-        "[UNK]", "a", "##a", "##a"]
+        "[UNK]",
+        "a",
+        "##a",
+        "##a",
+    ]
 
 
 # ----------------------------------------------------------------------------------------------------------
 # Basic tokenization
 
 
-@pytest.mark.parametrize("text, words", [
-    ("Café naïve résumé", ["cafe", "naive", "resume"]),
-    ("ÉCOLE Ångström Dvořák", ["ecole", "angstrom", "dvorak"]),
-    ("e\u0301te\u0301", ["ete"]),  # decomposed accents
-    ("Hello, world!", ["hello", ",", "world", "!"]),
-    ("don't stop...", ["don", "'", "t", "stop", ".", ".", "."]),
-    ("a$b+c=d<e>f^g`h|i~j", list("a$b+c=d<e>f^g`h|i~j")),  # ASCII symbols count as punctuation
-    ("«quoted» — dash…", ["«", "quoted", "»", "—", "dash", "…"]),
-    ("我爱NLP", ["我", "爱", "nlp"]),
-    ("東京はきれい", ["東", "京", "はきれい"]),  # kana are not CJK ideographs: they stay together
-    ("한국어 텍스트", [unicodedata.normalize("NFD", "한국어"), unicodedata.normalize("NFD", "텍스트")]),
-    # (Hangul keeps its words; stripping accents decomposes (NFD) each syllable into its letters, as in BERT)
-    ("a\x00b\x07c\u200bd \ufffd e", ["abcd", "e"]),  # control/format characters vanish, words join
-    ("one\ttwo\nthree\r\nfour\u00a0five\u3000six", ["one", "two", "three", "four", "five", "six"]),
-    ("   ", []),
-    ("", []),
-])
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ("Café naïve résumé", ["cafe", "naive", "resume"]),
+        ("ÉCOLE Ångström Dvořák", ["ecole", "angstrom", "dvorak"]),
+        ("e\u0301te\u0301", ["ete"]),  # decomposed accents
+        ("Hello, world!", ["hello", ",", "world", "!"]),
+        ("don't stop...", ["don", "'", "t", "stop", ".", ".", "."]),
+        ("a$b+c=d<e>f^g`h|i~j", list("a$b+c=d<e>f^g`h|i~j")),  # ASCII symbols count as punctuation
+        ("«quoted» — dash…", ["«", "quoted", "»", "—", "dash", "…"]),
+        ("我爱NLP", ["我", "爱", "nlp"]),
+        ("東京はきれい", ["東", "京", "はきれい"]),  # kana are not CJK ideographs: they stay together
+        ("한국어 텍스트", [unicodedata.normalize("NFD", "한국어"), unicodedata.normalize("NFD", "텍스트")]),
+        # (Hangul keeps its words; stripping accents decomposes (NFD) each syllable into its letters, as in BERT)
+        ("a\x00b\x07c\u200bd \ufffd e", ["abcd", "e"]),  # control/format characters vanish, words join
+        ("one\ttwo\nthree\r\nfour\u00a0five\u3000six", ["one", "two", "three", "four", "five", "six"]),
+        ("   ", []),
+        ("", []),
+    ],
+)
 def test_basic_tokenizer(text, words):
     assert BasicTokenizer().tokenize(text) == words
 
@@ -229,8 +355,13 @@ def test_call_batches_to_tensors():
     batch = tok(["a b c", "a"], padding=True, return_tensors="pt")
     assert set(batch) == {"input_ids", "token_type_ids", "attention_mask"}
     assert batch["input_ids"].shape == (2, 5) and batch["input_ids"].dtype == torch.long
-    assert batch["input_ids"][1].tolist() == [tok.cls_token_id, tok.vocab["a"], tok.sep_token_id,
-                                              tok.pad_token_id, tok.pad_token_id]
+    assert batch["input_ids"][1].tolist() == [
+        tok.cls_token_id,
+        tok.vocab["a"],
+        tok.sep_token_id,
+        tok.pad_token_id,
+        tok.pad_token_id,
+    ]
     assert batch["attention_mask"].tolist() == [[1, 1, 1, 1, 1], [1, 1, 1, 0, 0]]
     pairs = tok(["a", "b"], ["c c", "c"], padding=True, return_tensors="pt")
     assert pairs["token_type_ids"].tolist() == [[0, 0, 0, 1, 1, 1], [0, 0, 0, 1, 1, 0]]
@@ -243,9 +374,30 @@ def test_call_batches_to_tensors():
 
 
 def test_decode_round_trip():
-    tok = small_tokenizer("hello", ",", "world", "!", "play", "##ing", "un", "##want", "##ed", "runn", ".",
-                          "sao", "paulo", "你", "好")
-    for text in ["Hello, world!", "Playing unwanted running... São Paulo", "你好 world", "", "hello [MASK] world"]:
+    tok = small_tokenizer(
+        "hello",
+        ",",
+        "world",
+        "!",
+        "play",
+        "##ing",
+        "un",
+        "##want",
+        "##ed",
+        "runn",
+        ".",
+        "sao",
+        "paulo",
+        "你",
+        "好",
+    )
+    for text in [
+        "Hello, world!",
+        "Playing unwanted running... São Paulo",
+        "你好 world",
+        "",
+        "hello [MASK] world",
+    ]:
         ids = tok.encode(text)["input_ids"]
         words = BasicTokenizer(never_split=SPECIAL_TOKENS).tokenize(text)  # what the model sees
         assert tok.decode(ids) == " ".join(["[CLS]", *words, "[SEP]"])
@@ -255,13 +407,19 @@ def test_decode_round_trip():
     assert tok.convert_ids_to_tokens(ids) == ["[CLS]", "play", "##ing", "un", "##want", "##ed", "[SEP]"]
     assert tok.decode(ids, skip_special_tokens=True) == "playing unwanted"  # ## pieces glued back
     assert tok.decode(tok.encode("hello zebra")["input_ids"]) == "[CLS] hello [UNK] [SEP]"  # lossy for OOV
-    assert tok.batch_decode(tok(["hello", "world !"], padding=True, return_tensors="pt")["input_ids"],
-                            skip_special_tokens=True) == ["hello", "world !"]
+    assert tok.batch_decode(
+        tok(["hello", "world !"], padding=True, return_tensors="pt")["input_ids"], skip_special_tokens=True
+    ) == ["hello", "world !"]
 
 
 def test_special_token_ids_and_word_ids(minilm):
-    assert [minilm.pad_token_id, minilm.unk_token_id, minilm.cls_token_id, minilm.sep_token_id,
-            minilm.mask_token_id] == [0, 100, 101, 102, 103]
+    assert [
+        minilm.pad_token_id,
+        minilm.unk_token_id,
+        minilm.cls_token_id,
+        minilm.sep_token_id,
+        minilm.mask_token_id,
+    ] == [0, 100, 101, 102, 103]
     assert sorted(minilm.all_special_ids) == [0, 100, 101, 102, 103]
     assert minilm.vocab_size == len(minilm) == 30522
     ids = minilm("unaffable dogs", "qwertyuiop", return_tensors="pt")["input_ids"][0]
@@ -270,7 +428,9 @@ def test_special_token_ids_and_word_ids(minilm):
     word_ids = minilm.word_ids(ids).tolist()
     assert word_ids[0] == -1 and word_ids[1:4] == [0, 0, 0]
     assert [w for t, w in zip(tokens, word_ids) if t in ("[CLS]", "[SEP]")] == [-1, -1, -1]
-    assert len({w for w in word_ids if w >= 0}) == len(minilm.basic_tokenizer.tokenize("unaffable dogs qwertyuiop"))
+    assert len({w for w in word_ids if w >= 0}) == len(
+        minilm.basic_tokenizer.tokenize("unaffable dogs qwertyuiop")
+    )
     batch = minilm(["unaffable", "a b"], padding=True, return_tensors="pt")["input_ids"]
     assert minilm.word_ids(batch)[1].tolist() == [-1, 0, 1, -1, -1]  # padding is -1 too
 
@@ -299,8 +459,11 @@ def test_encode_pairs_agree_with_hf(minilm, hf_minilm):
         a, b = rng.choice(SENTENCES), rng.choice(SENTENCES)
         b = None if rng.random() < 0.3 or b == "" else b  # (HF treats an empty text_pair as no pair at all)
         max_length = rng.choice([None, 5, 8, 12, 20, 40])
-        kwargs = {"max_length": max_length, "truncation": bool(max_length),
-                  "padding": rng.choice([False, "max_length"]) if max_length else False}
+        kwargs = {
+            "max_length": max_length,
+            "truncation": bool(max_length),
+            "padding": rng.choice([False, "max_length"]) if max_length else False,
+        }
         ours = minilm.encode(a, b, **kwargs)
         theirs = hf_minilm(a, b, **kwargs)
         assert ours == {key: theirs[key] for key in ours}, (a, b, kwargs)
@@ -358,7 +521,9 @@ def test_vocab_file_errors(tmp_path):
         load_vocab(dup)
     missing = tmp_path / "missing.txt"
     missing.write_text("[PAD]\n[UNK]\nthe\n", encoding="utf-8")
-    with pytest.raises(ValueError, match=r"lacks the special token\(s\) \['\[CLS\]', '\[SEP\]', '\[MASK\]'\]"):
+    with pytest.raises(
+        ValueError, match=r"lacks the special token\(s\) \['\[CLS\]', '\[SEP\]', '\[MASK\]'\]"
+    ):
         BertTokenizer.from_file(missing)
     empty = tmp_path / "empty.txt"
     empty.write_text("")
@@ -416,14 +581,20 @@ def test_train_wordpiece_is_deterministic_and_covers_the_corpus():
     assert train_wordpiece([corpus[:100], corpus[100:]], 500) == vocab  # documents are flattened
     tok = BertTokenizer(vocab)
     for sentence in corpus:  # every word of the corpus can be spelled; only over-long words are [UNK]
-        for word, pieces in ((w, tok.wordpiece_tokenizer.tokenize_word(w)) for w in tok.basic_tokenizer.tokenize(sentence)):
+        for word, pieces in (
+            (w, tok.wordpiece_tokenizer.tokenize_word(w)) for w in tok.basic_tokenizer.tokenize(sentence)
+        ):
             assert pieces != ["[UNK]"] or len(word) > 100 or word in SPECIAL_TOKENS
 
 
 def test_train_wordpiece_is_fast_enough():
-    corpus = [f"the {a} {v} the {o} near the {p}" for a in ("cat", "dog", "bird", "child", "woman", "man")
-              for v in ("eats", "sees", "likes", "watches", "chases") for o in ("meat", "ball", "tree", "moon")
-              for p in ("river", "house", "hill")]
+    corpus = [
+        f"the {a} {v} the {o} near the {p}"
+        for a in ("cat", "dog", "bird", "child", "woman", "man")
+        for v in ("eats", "sees", "likes", "watches", "chases")
+        for o in ("meat", "ball", "tree", "moon")
+        for p in ("river", "house", "hill")
+    ]
     corpus += [s for s in varied_sentences(300, seed=5) if s]
     start = time.perf_counter()
     vocab = train_wordpiece(corpus, 1000)

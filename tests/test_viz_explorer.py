@@ -48,8 +48,14 @@ def test_initial_view_is_drawn_into_a_fixed_height_output():
     fn = FakeAttention()
     ex = viz.AttentionExplorer(text="the cat sat", attention_fn=fn)
     assert fn.calls == [("the cat sat", None)]
-    assert ex.selection == {"layer": 0, "head": "mean", "text": "the cat sat", "text_pair": None,
-                            "hide_special": False, "renormalize": False}
+    assert ex.selection == {
+        "layer": 0,
+        "head": "mean",
+        "text": "the cat sat",
+        "text_pair": None,
+        "hide_special": False,
+        "renormalize": False,
+    }
     assert ex.tokens == ["[CLS]", "the", "cat", "sat", "[SEP]"]
     _, att = fn("the cat sat", None)
     np.testing.assert_allclose(ex.current_matrix, att[0].mean(0), rtol=1e-6)
@@ -93,8 +99,9 @@ def test_hide_special_toggle():
     np.testing.assert_array_equal(ex.current_matrix, att[1, 0])
     assert ex.draw_count == 3
 
-    renorm = viz.AttentionExplorer(text="the cat", text_pair="it sat", attention_fn=fn, hide_special=True,
-                                   renormalize=True)
+    renorm = viz.AttentionExplorer(
+        text="the cat", text_pair="it sat", attention_fn=fn, hide_special=True, renormalize=True
+    )
     np.testing.assert_allclose(renorm.current_matrix.sum(1), 1.0, atol=1e-6)
     assert "renormalised to sum to 1" in renorm.figure().axes[0].get_title()
 
@@ -154,17 +161,29 @@ def bertedu_model():
     from bertedu.model import BertModel
     from bertedu.tokenizer import BertTokenizer
 
-    config = BertConfig(vocab_size=len(TINY_VOCAB), hidden_size=16, num_hidden_layers=2, num_attention_heads=2,
-                        intermediate_size=32, max_position_embeddings=32)
+    config = BertConfig(
+        vocab_size=len(TINY_VOCAB),
+        hidden_size=16,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=32,
+        max_position_embeddings=32,
+    )
     return BertModel(config), BertTokenizer(TINY_VOCAB)
 
 
 def transformers_model(tmp_path):
     transformers = pytest.importorskip("transformers")
     (tmp_path / "vocab.txt").write_text("\n".join(TINY_VOCAB) + "\n", encoding="utf-8")
-    config = transformers.BertConfig(vocab_size=len(TINY_VOCAB), hidden_size=16, num_hidden_layers=2,
-                                     num_attention_heads=2, intermediate_size=32, max_position_embeddings=32,
-                                     attn_implementation="eager")
+    config = transformers.BertConfig(
+        vocab_size=len(TINY_VOCAB),
+        hidden_size=16,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=32,
+        max_position_embeddings=32,
+        attn_implementation="eager",
+    )
     return transformers.BertModel(config), transformers.BertTokenizer(str(tmp_path / "vocab.txt"))
 
 
@@ -179,8 +198,9 @@ def test_with_a_tiny_real_model(backend, tmp_path):
     enc = tok("the cat sat on the mat", text_pair="it slept", return_tensors="pt")
     model.eval()
     with torch.no_grad():
-        out = model(**{k: enc[k] for k in ("input_ids", "token_type_ids", "attention_mask")},
-                    output_attentions=True)
+        out = model(
+            **{k: enc[k] for k in ("input_ids", "token_type_ids", "attention_mask")}, output_attentions=True
+        )
     np.testing.assert_allclose(ex.current_matrix, out.attentions[0][0, 1].numpy(), rtol=1e-5, atol=1e-7)
     np.testing.assert_allclose(ex.current_matrix.sum(1), 1.0, atol=1e-5)
     ex.layer_slider.value = 1

@@ -17,7 +17,7 @@ def attentions(n_layers=2, batch=2, heads=3, t=8, n_pad=1):
     out = []
     for _ in range(n_layers):
         scores = torch.randn(batch, heads, t, t, generator=gen)
-        scores[..., t - n_pad:] = float("-inf")
+        scores[..., t - n_pad :] = float("-inf")
         out.append(torch.softmax(scores, dim=-1))
     return tuple(out)  # L x (B, heads, T, T), like model(..., output_attentions=True).attentions
 
@@ -49,8 +49,9 @@ def test_csv_round_trip_is_exact_with_duplicate_and_awkward_tokens(tmp_path):
     assert header.startswith("query \\ key,[CLS],the,cat,the,")
     # a view with hidden key columns: different column labels
     keep = [1, 2, 3, 4]
-    path = viz.save_attention_csv(matrix[:, keep], tokens, tmp_path / "hidden.csv",
-                                  key_tokens=[tokens[i] for i in keep])
+    path = viz.save_attention_csv(
+        matrix[:, keep], tokens, tmp_path / "hidden.csv", key_tokens=[tokens[i] for i in keep]
+    )
     back, rows, cols = viz.load_attention_csv(path)
     np.testing.assert_array_equal(back, matrix[:, keep].numpy())
     assert cols == ["the", "cat", "the", 'a,"b"']

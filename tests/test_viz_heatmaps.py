@@ -57,8 +57,9 @@ def test_padding_rows_and_columns_are_left_out_and_padded_columns_are_zero():
     np.testing.assert_array_equal(drawn(ax), attn[:7, :7].numpy())
     assert "[PAD]" not in labels(ax.get_xticklabels()) + labels(ax.get_yticklabels())
     # the same from an attention_mask, whatever the padding tokens are called
-    ax = viz.plot_attention(attn, [t.replace("[PAD]", "<pad>") for t in PAIR],
-                            attention_mask=torch.tensor([[1] * 7 + [0] * 2])).axes[0]
+    ax = viz.plot_attention(
+        attn, [t.replace("[PAD]", "<pad>") for t in PAIR], attention_mask=torch.tensor([[1] * 7 + [0] * 2])
+    ).axes[0]
     assert drawn(ax).shape == (7, 7)
     # kept when asked: the padded columns are drawn, and they are zero
     ax = viz.plot_attention(attn, PAIR, hide_padding=False).axes[0]
@@ -127,13 +128,17 @@ def test_repeated_calls_do_not_leak_figures():
 
 
 def test_grid_draws_every_layer_and_head_on_one_colour_scale():
-    layers = tuple(softmax_attention((2, 3, 9, 9), n_pad=2, seed=s) for s in range(2))  # model output: L x (B, A, T, T)
+    layers = tuple(
+        softmax_attention((2, 3, 9, 9), n_pad=2, seed=s) for s in range(2)
+    )  # model output: L x (B, A, T, T)
     fig = viz.plot_attention_grid(layers, PAIR, batch_index=1, include_mean=True)
     grid = np.array(fig.axes[:8]).reshape(2, 4)  # 2 layers x (3 heads + mean); the colour bar comes last
     for layer in range(2):
         for head in range(3):
             np.testing.assert_array_equal(drawn(grid[layer, head]), layers[layer][1, head, :7, :7].numpy())
-        np.testing.assert_allclose(drawn(grid[layer, 3]), layers[layer][1, :, :7, :7].mean(0).numpy(), rtol=1e-6)
+        np.testing.assert_allclose(
+            drawn(grid[layer, 3]), layers[layer][1, :, :7, :7].mean(0).numpy(), rtol=1e-6
+        )
     climits = {ax.collections[0].get_clim() for ax in grid.ravel()}
     top = max(float(layers[layer][1, :, :7, :7].max()) for layer in range(2))
     assert len(climits) == 1 and climits.pop() == (0.0, pytest.approx(top))
@@ -166,21 +171,24 @@ def test_mean_attention_over_heads():
     np.testing.assert_array_equal(viz.attention_matrix(list(att), 1, 2), att[1, 0, 2].numpy())
 
 
-@pytest.mark.parametrize("call, message", [
-    (lambda a: viz.plot_attention(a, PAIR), "ONE head"),
-    (lambda a: viz.plot_attention(a[0][0, 0], PAIR[:5]), "9 tokens"),
-    (lambda a: viz.plot_attention(a[0][0, 0], "the cat sat"), "not one string"),
-    (lambda a: viz.plot_attention(a[0][0, 0] * 2, PAIR), "sum to 1"),
-    (lambda a: viz.plot_attention(a[0][0, 0] - 0.5, PAIR), ">= 0"),
-    (lambda a: viz.plot_attention(a[0][0, 0], PAIR, attention_mask=torch.ones(5)), "attention_mask"),
-    (lambda a: viz.plot_attention_grid(a, PAIR, heads=[3]), "head 3 is out of range"),
-    (lambda a: viz.plot_attention_grid(a, PAIR, layers=[5]), "layer 5 is out of range"),
-    (lambda a: viz.plot_attention_grid(a, PAIR, batch_index=2), "batch_index"),
-    (lambda a: viz.plot_attention_grid(a[0][0], PAIR), "shape"),
-    (lambda a: viz.plot_mean_attention(a, PAIR, layer=2), "layer 2 is out of range"),
-    (lambda a: viz.attention_matrix(a, 0, "max"), "'mean'"),
-    (lambda a: viz.plot_attention(torch.full((9, 9), float("nan")), PAIR), "NaN"),
-])
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda a: viz.plot_attention(a, PAIR), "ONE head"),
+        (lambda a: viz.plot_attention(a[0][0, 0], PAIR[:5]), "9 tokens"),
+        (lambda a: viz.plot_attention(a[0][0, 0], "the cat sat"), "not one string"),
+        (lambda a: viz.plot_attention(a[0][0, 0] * 2, PAIR), "sum to 1"),
+        (lambda a: viz.plot_attention(a[0][0, 0] - 0.5, PAIR), ">= 0"),
+        (lambda a: viz.plot_attention(a[0][0, 0], PAIR, attention_mask=torch.ones(5)), "attention_mask"),
+        (lambda a: viz.plot_attention_grid(a, PAIR, heads=[3]), "head 3 is out of range"),
+        (lambda a: viz.plot_attention_grid(a, PAIR, layers=[5]), "layer 5 is out of range"),
+        (lambda a: viz.plot_attention_grid(a, PAIR, batch_index=2), "batch_index"),
+        (lambda a: viz.plot_attention_grid(a[0][0], PAIR), "shape"),
+        (lambda a: viz.plot_mean_attention(a, PAIR, layer=2), "layer 2 is out of range"),
+        (lambda a: viz.attention_matrix(a, 0, "max"), "'mean'"),
+        (lambda a: viz.plot_attention(torch.full((9, 9), float("nan")), PAIR), "NaN"),
+    ],
+)
 def test_bad_input_gives_a_clear_value_error(call, message):
     att = tuple(softmax_attention((1, 3, 9, 9), n_pad=2, seed=s) for s in range(2))
     with pytest.raises(ValueError, match=message):
@@ -193,5 +201,5 @@ def test_to_numpy_keeps_float64_precision():
     from bertedu.viz._core import to_numpy
 
     x = torch.tensor([1 / 3, 1e-12 + 1.0], dtype=torch.float64)
-    assert to_numpy(x).tolist() == x.tolist()                      # not rounded through float32
+    assert to_numpy(x).tolist() == x.tolist()  # not rounded through float32
     assert to_numpy(x.half()).dtype == np.float64

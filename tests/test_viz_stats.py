@@ -41,8 +41,9 @@ def patterns():
     """(L=2, heads=3, T, T): layer 0 = previous, next, [SEP]; layer 1 = uniform, [CLS], self."""
     cls = np.zeros((T, T))
     cls[:, 0] = 1.0
-    return np.stack([np.stack([previous_head(), next_head(), sep_head()]),
-                     np.stack([uniform_head(), cls, np.eye(T)])])
+    return np.stack(
+        [np.stack([previous_head(), next_head(), sep_head()]), np.stack([uniform_head(), cls, np.eye(T)])]
+    )
 
 
 def by_head(stats):
@@ -120,14 +121,17 @@ def test_model_output_tuple_is_accepted():
         assert 0.0 < r["entropy"] < math.log(T)
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    (dict(), "needs tokens"),
-    (dict(tokens=TOKENS[:5]), "8 tokens"),
-    (dict(tokens="the cat"), "not a string"),
-    (dict(input_ids=torch.zeros(1, T)), "cls_token_id"),
-    (dict(input_ids=torch.zeros(1, 5), cls_token_id=1, sep_token_id=2), "input_ids must have shape"),
-    (dict(tokens=TOKENS, attention_mask=torch.ones(2, T)), "attention_mask must have shape"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (dict(), "needs tokens"),
+        (dict(tokens=TOKENS[:5]), "8 tokens"),
+        (dict(tokens="the cat"), "not a string"),
+        (dict(input_ids=torch.zeros(1, T)), "cls_token_id"),
+        (dict(input_ids=torch.zeros(1, 5), cls_token_id=1, sep_token_id=2), "input_ids must have shape"),
+        (dict(tokens=TOKENS, attention_mask=torch.ones(2, T)), "attention_mask must have shape"),
+    ],
+)
 def test_bad_input_to_head_statistics(kwargs, message):
     with pytest.raises(ValueError, match=message):
         viz.head_statistics(patterns(), **kwargs)

@@ -11,8 +11,19 @@ plt.switch_backend("Agg")
 
 
 def history():
-    train = [{"step": s, "split": "train", "loss": 5.0 / s, "mlm_loss": 4.0 / s, "nsp_loss": 1.0 / s,
-              "mlm_accuracy": 1 - 1.0 / s, "nsp_accuracy": 0.5, "lr": 1e-3} for s in range(10, 110, 10)]
+    train = [
+        {
+            "step": s,
+            "split": "train",
+            "loss": 5.0 / s,
+            "mlm_loss": 4.0 / s,
+            "nsp_loss": 1.0 / s,
+            "mlm_accuracy": 1 - 1.0 / s,
+            "nsp_accuracy": 0.5,
+            "lr": 1e-3,
+        }
+        for s in range(10, 110, 10)
+    ]
     evals = [{"step": s, "split": "eval", "mlm_accuracy": 0.9 - 1.0 / s} for s in (50, 100)]
     return evals[:1] + train + evals[1:]  # out of order on purpose
 
@@ -35,12 +46,20 @@ def test_loss_curves_draw_the_history():
     train = line(losses, "loss (train)")
     np.testing.assert_array_equal(train.get_xdata(), np.arange(10, 110, 10))
     np.testing.assert_allclose(train.get_ydata(), 5.0 / np.arange(10, 110, 10))
-    assert {ln.get_label() for ln in losses.get_lines()} == {"loss (train)", "mlm_loss (train)", "nsp_loss (train)"}
+    assert {ln.get_label() for ln in losses.get_lines()} == {
+        "loss (train)",
+        "mlm_loss (train)",
+        "nsp_loss (train)",
+    }
     evaluation = line(accuracies, "mlm_accuracy (eval)")
     np.testing.assert_array_equal(evaluation.get_xdata(), [50, 100])  # sorted by step
-    assert evaluation.get_linestyle() == "--" and line(accuracies, "mlm_accuracy (train)").get_linestyle() == "-"
+    assert (
+        evaluation.get_linestyle() == "--" and line(accuracies, "mlm_accuracy (train)").get_linestyle() == "-"
+    )
     assert accuracies.get_ylim() == (0, 1.02) and accuracies.get_ylabel() == "accuracy"
-    assert not any("lr" in ln.get_label() for ax in fig.axes for ln in ax.get_lines())  # lr is not a default metric
+    assert not any(
+        "lr" in ln.get_label() for ax in fig.axes for ln in ax.get_lines()
+    )  # lr is not a default metric
     assert fig._suptitle.get_text() == "run"
 
 
@@ -59,12 +78,15 @@ def test_loss_curves_metrics_smoothing_and_given_axes():
         plt.close(fig)
 
 
-@pytest.mark.parametrize("bad, message", [
-    ([], "empty"),
-    ([{"loss": 1.0}], "no 'step' key"),
-    ({"step": 1, "loss": 2.0}, "list of records"),
-    ([{"step": 1, "lr": 0.1}], "no loss or accuracy"),
-])
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        ([], "empty"),
+        ([{"loss": 1.0}], "no 'step' key"),
+        ({"step": 1, "loss": 2.0}, "list of records"),
+        ([{"step": 1, "lr": 0.1}], "no loss or accuracy"),
+    ],
+)
 def test_loss_curves_bad_history(bad, message):
     with pytest.raises(ValueError, match=message):
         viz.plot_loss_curves(bad)
@@ -101,13 +123,16 @@ def test_masking_statistics_key_spellings_tensors_custom_expected_and_axes():
     assert len(only.axes[0].containers) == 1
 
 
-@pytest.mark.parametrize("counts, message", [
-    ({"[MASK]": 1, "random": 1, "unchanged": 1}, "missing"),
-    ({"[MASK]": 1, "random": 1, "unchanged": 1, "not selected": 1, "other": 2}, "unknown"),
-    ({"[MASK]": -1, "random": 1, "unchanged": 1, "not selected": 1}, "non-negative"),
-    ({"[MASK]": 0, "random": 0, "unchanged": 0, "not selected": 0}, "all zero"),
-    ([0.12, 0.015, 0.015, 0.85], "mapping"),
-])
+@pytest.mark.parametrize(
+    "counts, message",
+    [
+        ({"[MASK]": 1, "random": 1, "unchanged": 1}, "missing"),
+        ({"[MASK]": 1, "random": 1, "unchanged": 1, "not selected": 1, "other": 2}, "unknown"),
+        ({"[MASK]": -1, "random": 1, "unchanged": 1, "not selected": 1}, "non-negative"),
+        ({"[MASK]": 0, "random": 0, "unchanged": 0, "not selected": 0}, "all zero"),
+        ([0.12, 0.015, 0.015, 0.85], "mapping"),
+    ],
+)
 def test_masking_statistics_bad_counts(counts, message):
     with pytest.raises(ValueError, match=message):
         viz.plot_masking_statistics(counts)
@@ -119,13 +144,19 @@ def test_masking_statistics_accepts_a_masking_result_and_its_fractions():
     from bertedu.masking import mask_tokens_with_details
 
     ids = torch.randint(5, 100, (64, 40), generator=torch.Generator().manual_seed(0))
-    result = mask_tokens_with_details(ids, mask_token_id=4, vocab_size=100, special_token_ids=(0, 1, 2, 3, 4),
-                                      generator=torch.Generator().manual_seed(1))
+    result = mask_tokens_with_details(
+        ids,
+        mask_token_id=4,
+        vocab_size=100,
+        special_token_ids=(0, 1, 2, 3, 4),
+        generator=torch.Generator().manual_seed(1),
+    )
     counts = result.counts()
     assert sum(counts.values()) == ids.numel()
     assert counts["[MASK]"] == int(result.masked.sum())
     for source in (result, result.fractions(), counts):
         fig = viz.plot_masking_statistics(source)
         heights = [b.get_height() for b in fig.axes[0].containers[0]]
-        assert heights == pytest.approx([counts[k] / ids.numel() for k in ("[MASK]", "random", "unchanged",
-                                                                          "not selected")])
+        assert heights == pytest.approx(
+            [counts[k] / ids.numel() for k in ("[MASK]", "random", "unchanged", "not selected")]
+        )

@@ -55,8 +55,10 @@ def check_attention_weights(answer) -> tuple[bool, str]:
     if weights is None or weights.dtype == object:
         return False, f"expected a (3, 3) array or tensor of numbers, got {type(answer).__name__}."
     if weights.shape != (3, 3):
-        return False, (f"expected shape (3, 3) (one row per query, one column per key), got {weights.shape}. "
-                       "Q Kᵀ of three tokens is 3 × 3.")
+        return False, (
+            f"expected shape (3, 3) (one row per query, one column per key), got {weights.shape}. "
+            "Q Kᵀ of three tokens is 3 × 3."
+        )
     if not np.all(np.isfinite(weights)):
         return False, "your matrix contains NaN or inf; softmax of finite scores is always finite."
     d_k = Q.shape[-1]
@@ -64,11 +66,15 @@ def check_attention_weights(answer) -> tuple[bool, str]:
     reference = reference_attention_weights()
     close = lambda other: np.allclose(weights, other, atol=1e-3)
     if close(reference):
-        return True, ("each row is one query's distribution over the three keys and sums to 1; "
-                      f"token 0 puts {reference[0].max():.2f} of its attention on key {int(reference[0].argmax())}.")
+        return True, (
+            "each row is one query's distribution over the three keys and sums to 1; "
+            f"token 0 puts {reference[0].max():.2f} of its attention on key {int(reference[0].argmax())}."
+        )
     if close(_softmax(scores / math.sqrt(d_k), axis=0)):
-        return False, ("softmax over the wrong axis: your *columns* sum to 1. Each query (row) must "
-                       "distribute its attention over the keys: normalise along the last axis (axis=-1).")
+        return False, (
+            "softmax over the wrong axis: your *columns* sum to 1. Each query (row) must "
+            "distribute its attention over the keys: normalise along the last axis (axis=-1)."
+        )
     if close(_softmax(scores, axis=-1)):
         return False, "you forgot the scaling: divide Q Kᵀ by √d_k = 2 before the softmax."
     if close(_softmax(scores / d_k, axis=-1)):
@@ -80,15 +86,19 @@ def check_attention_weights(answer) -> tuple[bool, str]:
     if close(_softmax(K @ Q.T / math.sqrt(d_k), axis=-1)):
         return False, "you computed K Qᵀ; the scores are Q Kᵀ (query i against key j in row i, column j)."
     if np.allclose(weights.sum(axis=-1), 1.0, atol=1e-3):
-        return False, ("your rows sum to 1, so the softmax is right, but the scores are not: "
-                       "compute Q @ K.T (use the exercise's Q and K), divide by √d_k, then the softmax.")
+        return False, (
+            "your rows sum to 1, so the softmax is right, but the scores are not: "
+            "compute Q @ K.T (use the exercise's Q and K), divide by √d_k, then the softmax."
+        )
     return False, "not yet: compute Q @ K.T, divide by √d_k, then a softmax over each row (axis=-1)."
 
 
 attention_weights = Exercise(
     name="attention_weights",
-    prompt=("Compute the attention weights softmax(Q Kᵀ / √d_k) for the three tokens whose queries and keys "
-            "are `ex.Q` and `ex.K` (numpy arrays, d_k = 4). Answer with a (3, 3) array or tensor."),
+    prompt=(
+        "Compute the attention weights softmax(Q Kᵀ / √d_k) for the three tokens whose queries and keys "
+        "are `ex.Q` and `ex.K` (numpy arrays, d_k = 4). Answer with a (3, 3) array or tensor."
+    ),
     checker=check_attention_weights,
     hints=[
         "Three steps: `scores = Q @ K.T`, divide by `np.sqrt(d_k)` with `d_k = Q.shape[-1]`, then a softmax.",
@@ -139,31 +149,44 @@ def check_split_heads(fn) -> tuple[bool, str]:
         expected = reference_split_heads(x, A)
         where = f"for x of shape {(B, T, H)} and {A} heads"
         if tuple(out.shape) == (B, T, A, d):
-            return False, (f"{where} you return shape {(B, T, A, d)}: the heads are split but the head axis "
-                           "was not moved. Attention would then mix the heads of one token instead of the "
-                           "tokens of one head. Add `.transpose(1, 2)` to get (B, heads, T, head_dim).")
+            return False, (
+                f"{where} you return shape {(B, T, A, d)}: the heads are split but the head axis "
+                "was not moved. Attention would then mix the heads of one token instead of the "
+                "tokens of one head. Add `.transpose(1, 2)` to get (B, heads, T, head_dim)."
+            )
         if tuple(out.shape) != (B, A, T, d):
-            return False, f"{where} expected shape (B, heads, T, head_dim) = {(B, A, T, d)}, got {tuple(out.shape)}."
+            return (
+                False,
+                f"{where} expected shape (B, heads, T, head_dim) = {(B, A, T, d)}, got {tuple(out.shape)}.",
+            )
         if torch.equal(out, x.reshape(B, A, T, d)):
-            return False, (f"{where} the shape is right but the contents are not: reshaping (B, T, H) straight "
-                           "to (B, heads, T, head_dim) re-reads the numbers in memory order, so 'head 0' gets "
-                           "all features of token 0 and the first features of token 1: tokens are mixed up. "
-                           "View as (B, T, heads, head_dim) first, then swap axes 1 and 2.")
+            return False, (
+                f"{where} the shape is right but the contents are not: reshaping (B, T, H) straight "
+                "to (B, heads, T, head_dim) re-reads the numbers in memory order, so 'head 0' gets "
+                "all features of token 0 and the first features of token 1: tokens are mixed up. "
+                "View as (B, T, heads, head_dim) first, then swap axes 1 and 2."
+            )
         if not torch.equal(out, expected):
             for b in range(B):
                 for h in range(A):
                     for t in range(T):
-                        if not torch.equal(out[b, h, t], x[b, t, h * d:(h + 1) * d]):
-                            return False, (f"{where} out[{b}, {h}, {t}] should be features {h * d}..{(h + 1) * d - 1} "
-                                           f"of token {t}, i.e. x[{b}, {t}, {h * d}:{(h + 1) * d}].")
-    return True, ("head h of token t holds features h·d … (h+1)·d − 1 of that token, for every shape tested "
-                  "(the same as BertSelfAttention.split_heads).")
+                        if not torch.equal(out[b, h, t], x[b, t, h * d : (h + 1) * d]):
+                            return False, (
+                                f"{where} out[{b}, {h}, {t}] should be features {h * d}..{(h + 1) * d - 1} "
+                                f"of token {t}, i.e. x[{b}, {t}, {h * d}:{(h + 1) * d}]."
+                            )
+    return True, (
+        "head h of token t holds features h·d … (h+1)·d − 1 of that token, for every shape tested "
+        "(the same as BertSelfAttention.split_heads)."
+    )
 
 
 split_heads = Exercise(
     name="split_heads",
-    prompt=("Find the bug: `split_heads(x, num_heads)` must turn hidden vectors (B, T, H) into "
-            "(B, heads, T, head_dim) so that head h of token t holds that token's features h·d … (h+1)·d − 1."),
+    prompt=(
+        "Find the bug: `split_heads(x, num_heads)` must turn hidden vectors (B, T, H) into "
+        "(B, heads, T, head_dim) so that head h of token t holds that token's features h·d … (h+1)·d − 1."
+    ),
     checker=check_split_heads,
     hints=[
         "Print `x[0]` and `split_heads(x, 2)[0, 0]` for `x = torch.arange(18.).view(1, 3, 6)`. "
@@ -204,39 +227,53 @@ def check_key_mask(fn) -> tuple[bool, str]:
     if not isinstance(out, torch.Tensor):
         return False, f"your function must return a torch.Tensor, got {type(out).__name__}."
     if out.dtype != torch.bool:
-        return False, (f"the mask must be boolean (True = may attend), got {out.dtype}. With numbers, "
-                       "F.scaled_dot_product_attention would *add* 0/1 to the scores instead of masking; "
-                       "convert with `.bool()`.")
+        return False, (
+            f"the mask must be boolean (True = may attend), got {out.dtype}. With numbers, "
+            "F.scaled_dot_product_attention would *add* 0/1 to the scores instead of masking; "
+            "convert with `.bool()`."
+        )
     try:
         full = out.expand(B, heads, T, T)  # (B, heads, T_q, T_k)
     except RuntimeError:
-        return False, (f"your mask of shape {tuple(out.shape)} does not broadcast to the scores' shape "
-                       f"(B, heads, T_q, T_k) = {(B, heads, T, T)}. Use singleton axes, e.g. (B, 1, 1, T).")
+        return False, (
+            f"your mask of shape {tuple(out.shape)} does not broadcast to the scores' shape "
+            f"(B, heads, T_q, T_k) = {(B, heads, T, T)}. Use singleton axes, e.g. (B, 1, 1, T)."
+        )
     real = attention_mask.bool()
     keys = real[:, None, None, :].expand(B, heads, T, T)
     queries = real[:, None, :, None].expand(B, heads, T, T)
     if torch.equal(full, keys):
-        return True, ("every query may attend to every real key and to no [PAD] key: padding columns get "
-                      "weight exactly 0 (the same mask as bertedu.attention.build_key_mask).")
+        return True, (
+            "every query may attend to every real key and to no [PAD] key: padding columns get "
+            "weight exactly 0 (the same mask as bertedu.attention.build_key_mask)."
+        )
     if torch.equal(full, queries):
-        return False, ("you masked the *queries* (rows), not the keys (columns): real tokens still attend "
-                       "to [PAD], so their outputs change when padding is added. Put the T axis last: "
-                       "(B, 1, 1, T).")
+        return False, (
+            "you masked the *queries* (rows), not the keys (columns): real tokens still attend "
+            "to [PAD], so their outputs change when padding is added. Put the T axis last: "
+            "(B, 1, 1, T)."
+        )
     if torch.equal(full, ~keys):
         return False, "the mask is inverted: True must mean 'may attend' (real tokens), False the [PAD] keys."
     if torch.equal(full, keys & queries):
-        return False, ("real tokens are right, but you also masked the [PAD] queries: their rows have no "
-                       "allowed key at all (with -inf scores that row becomes NaN). Mask the keys only; "
-                       "outputs at [PAD] positions are simply ignored later.")
-    return False, ("not yet: entry [b, h, i, j] must be True exactly when token j of sequence b is real "
-                   "(attention_mask[b, j] == 1), whatever the query i and head h.")
+        return False, (
+            "real tokens are right, but you also masked the [PAD] queries: their rows have no "
+            "allowed key at all (with -inf scores that row becomes NaN). Mask the keys only; "
+            "outputs at [PAD] positions are simply ignored later."
+        )
+    return False, (
+        "not yet: entry [b, h, i, j] must be True exactly when token j of sequence b is real "
+        "(attention_mask[b, j] == 1), whatever the query i and head h."
+    )
 
 
 key_mask = Exercise(
     name="key_mask",
-    prompt=("Find the bug: `padding_mask(attention_mask)` turns a (B, T) padding mask (1 = real token, "
-            "0 = [PAD]) into a boolean mask for scores of shape (B, heads, T_q, T_k). No real token may "
-            "attend to a [PAD] token."),
+    prompt=(
+        "Find the bug: `padding_mask(attention_mask)` turns a (B, T) padding mask (1 = real token, "
+        "0 = [PAD]) into a boolean mask for scores of shape (B, heads, T_q, T_k). No real token may "
+        "attend to a [PAD] token."
+    ),
     checker=check_key_mask,
     hints=[
         "In the scores (B, heads, T_q, T_k), which axis indexes the [PAD] *keys* that must get weight 0?",

@@ -51,17 +51,22 @@ def _call(fn: Callable, *args) -> tuple[object, str | None]:
             out = fn(*copies)
     except Exception as exc:  # the student's code failed: report it, never propagate
         T = args[0].shape[-1]
-        return None, (f"your function raised {type(exc).__name__}: {exc} when called on a ({T}, {T}) NumPy "
-                      "array of float64 (a NumPy array, not a torch tensor). Fix that error first, then check "
-                      "again.")
+        return None, (
+            f"your function raised {type(exc).__name__}: {exc} when called on a ({T}, {T}) NumPy "
+            "array of float64 (a NumPy array, not a torch tensor). Fix that error first, then check "
+            "again."
+        )
     if any(not np.array_equal(c, a) for c, a in zip(copies, args)):
-        return None, ("your function changed its input in place; compute the statistic without writing into "
-                      "`attn` (a notebook would then show a different matrix than the model produced).")
+        return None, (
+            "your function changed its input in place; compute the statistic without writing into "
+            "`attn` (a notebook would then show a different matrix than the model produced)."
+        )
     return out, None
 
 
-def _as_number(out, T: int, n_rows: int, what: str, nan_message: str | None = None
-               ) -> tuple[float | None, str | None]:
+def _as_number(
+    out, T: int, n_rows: int, what: str, nan_message: str | None = None
+) -> tuple[float | None, str | None]:
     """The student's return value as a float, or a message saying why it is not one number."""
     if out is None:
         return None, "your function returned None: end it with `return ...` (one number)."
@@ -75,8 +80,10 @@ def _as_number(out, T: int, n_rows: int, what: str, nan_message: str | None = No
         return None, f"your function must return one number ({what}), got {type(out).__name__}."
     if array.size != 1:
         if array.ndim == 1 and array.size in {n_rows, T}:
-            return None, (f"your function returned {array.size} numbers, one per row; {what} is their "
-                          "*mean*: add `.mean()` so that it returns one number.")
+            return None, (
+                f"your function returned {array.size} numbers, one per row; {what} is their "
+                "*mean*: add `.mean()` so that it returns one number."
+            )
         return None, f"your function must return one number ({what}), got an array of shape {array.shape}."
     value = float(array.reshape(()))
     if math.isnan(value) and nan_message:
@@ -133,8 +140,10 @@ def previous_token_cases() -> list[tuple[str, np.ndarray]]:
 def check_previous_token_share(fn) -> tuple[bool, str]:
     """Check ``fn(attn) -> float``: the mean of ``attn[i, i-1]`` over the query positions ``i >= 1``."""
     if not callable(fn):
-        return False, (f"pass your function itself, e.g. `ex.previous_token_share.check(previous_token_share)` "
-                       f"(no parentheses after the name), not a {type(fn).__name__}.")
+        return False, (
+            f"pass your function itself, e.g. `ex.previous_token_share.check(previous_token_share)` "
+            f"(no parentheses after the name), not a {type(fn).__name__}."
+        )
     cases = previous_token_cases()
     values = []
     for _, attn in cases:
@@ -148,53 +157,71 @@ def check_previous_token_share(fn) -> tuple[bool, str]:
         values.append(value)
     expected = [reference_previous_token_share(attn) for _, attn in cases]
     if all(_close(v, e) for v, e in zip(values, expected)):
-        return True, (f"the mean of attn[i, i-1] over the query positions i = 1 … T-1 matches viz.head_statistics' "
-                      f"'previous' on all {len(cases)} test heads: {expected[0]:.2f} for a perfect previous-token "
-                      f"head, {expected[1]:.2f} for a perfect next-token head.")
+        return True, (
+            f"the mean of attn[i, i-1] over the query positions i = 1 … T-1 matches viz.head_statistics' "
+            f"'previous' on all {len(cases)} test heads: {expected[0]:.2f} for a perfect previous-token "
+            f"head, {expected[1]:.2f} for a perfect next-token head."
+        )
     below = [np.diagonal(a, offset=-1) for _, a in cases]  # attn[i, i-1], i = 1 .. T-1
     above = [np.diagonal(a, offset=1) for _, a in cases]  # attn[i-1, i]: what token i-1 pays to token i
     variants = {
-        "transposed": ([d.mean() for d in above],
-                       "transposed: you averaged attn[i-1, i], the entries just *above* the diagonal. That is what "
-                       "token i-1 pays to the token after it (the 'next' statistic). Rows are queries: the weight "
-                       "query i puts on its previous token is in row i, column i-1, just *below* the diagonal "
-                       "(np.diagonal(attn, offset=-1))."),
-        "row 0 wrapped": ([np.mean([a[i, i - 1] for i in range(a.shape[0])]) for _, a in cases],
-                          "you included row 0: the first token has no previous token, and attn[0, -1] is (by Python's "
-                          "negative indexing) its weight on the *last* token. Average over the T-1 rows i = 1 … T-1 "
-                          "only."),
-        "row 0 counted": ([d.sum() / (d.size + 1) for d in below],
-                          "you included row 0: you divided by T, but only the T-1 rows i = 1 … T-1 have a previous "
-                          "token. Average over those T-1 entries (.mean() of np.diagonal(attn, offset=-1))."),
-        "sum": ([d.sum() for d in below],
-                "right entries, but you summed them: average them instead (divide by T-1), so that the share lies "
-                "between 0 and 1 and heads can be compared across sentences of different lengths."),
-        "transposed sum": ([d.sum() for d in above],
-                           "two mistakes: you summed instead of averaging, and you took attn[i-1, i] (above the "
-                           "diagonal: what token i-1 pays to the next token, i.e. the transposed matrix). Average "
-                           "attn[i, i-1], the entries just below the diagonal."),
-        "self": ([np.diagonal(a).mean() for _, a in cases],
-                 "that is the main diagonal attn[i, i]: what each token pays to itself (the 'self' statistic). The "
-                 "previous token is one column to the left: attn[i, i-1]."),
+        "transposed": (
+            [d.mean() for d in above],
+            "transposed: you averaged attn[i-1, i], the entries just *above* the diagonal. That is what "
+            "token i-1 pays to the token after it (the 'next' statistic). Rows are queries: the weight "
+            "query i puts on its previous token is in row i, column i-1, just *below* the diagonal "
+            "(np.diagonal(attn, offset=-1)).",
+        ),
+        "row 0 wrapped": (
+            [np.mean([a[i, i - 1] for i in range(a.shape[0])]) for _, a in cases],
+            "you included row 0: the first token has no previous token, and attn[0, -1] is (by Python's "
+            "negative indexing) its weight on the *last* token. Average over the T-1 rows i = 1 … T-1 "
+            "only.",
+        ),
+        "row 0 counted": (
+            [d.sum() / (d.size + 1) for d in below],
+            "you included row 0: you divided by T, but only the T-1 rows i = 1 … T-1 have a previous "
+            "token. Average over those T-1 entries (.mean() of np.diagonal(attn, offset=-1)).",
+        ),
+        "sum": (
+            [d.sum() for d in below],
+            "right entries, but you summed them: average them instead (divide by T-1), so that the share lies "
+            "between 0 and 1 and heads can be compared across sentences of different lengths.",
+        ),
+        "transposed sum": (
+            [d.sum() for d in above],
+            "two mistakes: you summed instead of averaging, and you took attn[i-1, i] (above the "
+            "diagonal: what token i-1 pays to the next token, i.e. the transposed matrix). Average "
+            "attn[i, i-1], the entries just below the diagonal.",
+        ),
+        "self": (
+            [np.diagonal(a).mean() for _, a in cases],
+            "that is the main diagonal attn[i, i]: what each token pays to itself (the 'self' statistic). The "
+            "previous token is one column to the left: attn[i, i-1].",
+        ),
     }
     message = _diagnose(values, variants)
     if message:
         return False, message
     for (name, attn), value, right in zip(cases, values, expected):
         if not _close(value, right):
-            return False, (f"for {name} (T = {attn.shape[0]}) your function returns {value:.4f}, expected "
-                           f"{right:.4f}: the mean of attn[1, 0], attn[2, 1], …, attn[T-1, T-2].")
+            return False, (
+                f"for {name} (T = {attn.shape[0]}) your function returns {value:.4f}, expected "
+                f"{right:.4f}: the mean of attn[1, 0], attn[2, 1], …, attn[T-1, T-2]."
+            )
     return False, "not yet: return the mean of attn[i, i-1] over i = 1 … T-1."  # not reached
 
 
 previous_token_share = Exercise(
     name="previous_token_share",
-    prompt=("Write `previous_token_share(attn)`: `attn` is one head's attention matrix, a (T, T) NumPy array "
-            "(rows = queries, each summing to 1; columns = keys). Return the mean over the query positions "
-            "i = 1 … T-1 of attn[i, i-1], the weight each token puts on the token just before it. This is the "
-            "'previous' column of `viz.head_statistics` for one sequence without padding (the package also skips "
-            "pairs that involve a [PAD] token and pools the rows of a whole batch). Check the function itself: "
-            "`ex.previous_token_share.check(previous_token_share)`."),
+    prompt=(
+        "Write `previous_token_share(attn)`: `attn` is one head's attention matrix, a (T, T) NumPy array "
+        "(rows = queries, each summing to 1; columns = keys). Return the mean over the query positions "
+        "i = 1 … T-1 of attn[i, i-1], the weight each token puts on the token just before it. This is the "
+        "'previous' column of `viz.head_statistics` for one sequence without padding (the package also skips "
+        "pairs that involve a [PAD] token and pools the rows of a whole batch). Check the function itself: "
+        "`ex.previous_token_share.check(previous_token_share)`."
+    ),
     checker=check_previous_token_share,
     hints=[
         "Row i is query i. Its weight on the previous token sits in row i, column i-1: attn[1, 0], attn[2, 1], …, "
@@ -245,7 +272,9 @@ def head_entropy_cases() -> list[tuple[str, np.ndarray, np.ndarray]]:
     padded[n:, :n] = rng.dirichlet(np.full(n, 20.0), size=T - n)  # [PAD] rows: almost uniform
     mask_padded = np.array([1] * n + [0] * (T - n))
     T = 6
-    prev = 0.8 * np.eye(T, k=-1) + 0.2 * rng.dirichlet(np.ones(T), size=T)  # a previous-token head, no padding
+    prev = 0.8 * np.eye(T, k=-1) + 0.2 * rng.dirichlet(
+        np.ones(T), size=T
+    )  # a previous-token head, no padding
     prev[0] = rng.dirichlet(np.ones(T))
     T, n = 7, 5
     sink = np.zeros((T, T))
@@ -259,16 +288,20 @@ def head_entropy_cases() -> list[tuple[str, np.ndarray, np.ndarray]]:
     ]
 
 
-_NAN = ("your function returns nan: the [PAD] columns (and other weights) are exactly 0, and in floating point "
-        "0 * ln 0 = 0 * (-inf) = nan. Entropy uses the convention 0 ln 0 = 0: compute a ln a only where a > 0 "
-        "(np.where(attn > 0, ...), as the starter did).")
+_NAN = (
+    "your function returns nan: the [PAD] columns (and other weights) are exactly 0, and in floating point "
+    "0 * ln 0 = 0 * (-inf) = nan. Entropy uses the convention 0 ln 0 = 0: compute a ln a only where a > 0 "
+    "(np.where(attn > 0, ...), as the starter did)."
+)
 
 
 def check_fix_head_entropy(fn) -> tuple[bool, str]:
     """Check ``fn(attn (T, T), attention_mask (T,)) -> float``: the mean row entropy in nats over real queries."""
     if not callable(fn):
-        return False, (f"pass your function itself, e.g. `ex.fix_head_entropy.check(head_entropy)` (no parentheses "
-                       f"after the name), not a {type(fn).__name__}.")
+        return False, (
+            f"pass your function itself, e.g. `ex.fix_head_entropy.check(head_entropy)` (no parentheses "
+            f"after the name), not a {type(fn).__name__}."
+        )
     cases = head_entropy_cases()
     values = []
     for _, attn, mask in cases:
@@ -282,55 +315,73 @@ def check_fix_head_entropy(fn) -> tuple[bool, str]:
         values.append(value)
     expected = [reference_head_entropy(attn, mask) for _, attn, mask in cases]
     if all(_close(v, e) for v, e in zip(values, expected)):
-        return True, ("one entropy per query row (the row is the distribution: the softmax ran over the keys), "
-                      "natural log with 0 ln 0 = 0, averaged over the real query rows only: it matches "
-                      f"viz.head_statistics' 'entropy' on all {len(cases)} test heads.")
+        return True, (
+            "one entropy per query row (the row is the distribution: the softmax ran over the keys), "
+            "natural log with 0 ln 0 = 0, averaged over the real query rows only: it matches "
+            f"viz.head_statistics' 'entropy' on all {len(cases)} test heads."
+        )
     rows = [-_plogp(a).sum(axis=-1) for _, a, _ in cases]  # (T,) entropy of each query row
     cols = [-_plogp(a).sum(axis=0) for _, a, _ in cases]  # (T,) 'entropy' of each key column
     real = [m > 0 for _, _, m in cases]
     variants = {
-        "columns": ([c[r].mean() for c, r in zip(cols, real)],
-                    "wrong axis: you summed a ln a down each *column* (axis=0). A column collects what every query "
-                    "pays to one key; it need not sum to 1, so its 'entropy' means nothing. The distribution is "
-                    "each query's *row* (the softmax ran over the keys): sum over the last axis (axis=-1) to get "
-                    "one entropy per query, then average over the real query rows. Why the bug hides on a sentence "
-                    "without padding: averaged over *all* positions, columns and rows give the same number (both "
-                    "are the total of -a ln a divided by T); it shows as soon as [PAD] positions are left out."),
-        "all positions": ([e.mean() for e in rows],
-                          "you averaged over every position, including the [PAD] query rows. Those rows are computed "
-                          "(the mask only touches keys) but must be ignored: sum a ln a along each row (axis=-1) and "
-                          "average only over the rows where attention_mask is 1, as viz.head_statistics does. (Summing "
-                          "down the columns, axis=0, and averaging over all of them gives exactly this wrong number "
-                          "too: both are the total of -a ln a divided by T.)"),
-        "bits": ([x / math.log(2) for x in expected],
-                 "those are bits (log base 2); viz.head_statistics measures entropy in nats: use the natural log "
-                 "np.log, so that a row spread evenly over n keys has entropy ln n."),
-        "sum": ([e[r].sum() for e, r in zip(rows, real)],
-                "you summed the real rows' entropies; average them (.mean()) so that sentences of different lengths "
-                "compare."),
-        "sign": ([-x for x in expected],
-                 "the sign is wrong: entropy is -Σ_j a_j ln a_j, which is never negative (ln a ≤ 0 for a ≤ 1)."),
-        "mean over keys": ([(-_plogp(a).mean(axis=-1))[r].mean() for (_, a, _), r in zip(cases, real)],
-                           "you averaged a ln a over the keys; the entropy of a row is the *sum* over its keys, "
-                           "-Σ_j a_j ln a_j. Only the final step averages (over the real query rows)."),
+        "columns": (
+            [c[r].mean() for c, r in zip(cols, real)],
+            "wrong axis: you summed a ln a down each *column* (axis=0). A column collects what every query "
+            "pays to one key; it need not sum to 1, so its 'entropy' means nothing. The distribution is "
+            "each query's *row* (the softmax ran over the keys): sum over the last axis (axis=-1) to get "
+            "one entropy per query, then average over the real query rows. Why the bug hides on a sentence "
+            "without padding: averaged over *all* positions, columns and rows give the same number (both "
+            "are the total of -a ln a divided by T); it shows as soon as [PAD] positions are left out.",
+        ),
+        "all positions": (
+            [e.mean() for e in rows],
+            "you averaged over every position, including the [PAD] query rows. Those rows are computed "
+            "(the mask only touches keys) but must be ignored: sum a ln a along each row (axis=-1) and "
+            "average only over the rows where attention_mask is 1, as viz.head_statistics does. (Summing "
+            "down the columns, axis=0, and averaging over all of them gives exactly this wrong number "
+            "too: both are the total of -a ln a divided by T.)",
+        ),
+        "bits": (
+            [x / math.log(2) for x in expected],
+            "those are bits (log base 2); viz.head_statistics measures entropy in nats: use the natural log "
+            "np.log, so that a row spread evenly over n keys has entropy ln n.",
+        ),
+        "sum": (
+            [e[r].sum() for e, r in zip(rows, real)],
+            "you summed the real rows' entropies; average them (.mean()) so that sentences of different lengths "
+            "compare.",
+        ),
+        "sign": (
+            [-x for x in expected],
+            "the sign is wrong: entropy is -Σ_j a_j ln a_j, which is never negative (ln a ≤ 0 for a ≤ 1).",
+        ),
+        "mean over keys": (
+            [(-_plogp(a).mean(axis=-1))[r].mean() for (_, a, _), r in zip(cases, real)],
+            "you averaged a ln a over the keys; the entropy of a row is the *sum* over its keys, "
+            "-Σ_j a_j ln a_j. Only the final step averages (over the real query rows).",
+        ),
     }
     message = _diagnose(values, variants)
     if message:
         return False, message
     for (name, _attn, _), value, right in zip(cases, values, expected):
         if not _close(value, right):
-            return False, (f"for {name} your function returns {value:.4f} nats, expected {right:.4f}: the mean "
-                           "over the real query rows of -Σ_j a_ij ln a_ij.")
+            return False, (
+                f"for {name} your function returns {value:.4f} nats, expected {right:.4f}: the mean "
+                "over the real query rows of -Σ_j a_ij ln a_ij."
+            )
     return False, "not yet: average -Σ_j a_ij ln a_ij over the real query rows i."  # not reached
 
 
 fix_head_entropy = Exercise(
     name="fix_head_entropy",
-    prompt=("Find the bug: `head_entropy(attn, attention_mask)` should return the mean row entropy "
-            "-Σ_j a_ij ln a_ij (in nats, 0 ln 0 = 0) of one head's (T, T) attention `attn` (rows = queries, "
-            "columns = keys), averaged over the real query rows (attention_mask (T,): 1 = real, 0 = [PAD]). "
-            "That is the 'entropy' column of `viz.head_statistics`. [PAD] key columns are exactly 0, so they add "
-            "nothing to a row's entropy. The function runs and returns a plausible number, but it is wrong."),
+    prompt=(
+        "Find the bug: `head_entropy(attn, attention_mask)` should return the mean row entropy "
+        "-Σ_j a_ij ln a_ij (in nats, 0 ln 0 = 0) of one head's (T, T) attention `attn` (rows = queries, "
+        "columns = keys), averaged over the real query rows (attention_mask (T,): 1 = real, 0 = [PAD]). "
+        "That is the 'entropy' column of `viz.head_statistics`. [PAD] key columns are exactly 0, so they add "
+        "nothing to a row's entropy. The function runs and returns a plausible number, but it is wrong."
+    ),
     checker=check_fix_head_entropy,
     hints=[
         "Which axis did the softmax normalise? For a matrix from the model, compare `attn.sum(axis=-1)` with "

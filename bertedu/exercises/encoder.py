@@ -53,26 +53,42 @@ def _reference_layer_parameters(H: int, d_ff: int) -> int:
 # Typical wrong formulas and what each one forgot. Checked in this order; the first that matches every
 # (H, d_ff) pair names the mistake.
 _LAYER_MISTAKES: tuple[tuple[Callable[[int, int], int], str], ...] = (
-    (lambda H, d_ff: 12 * H * H,
-     "that is the rough rule 12·H² (weight matrices only, and it assumes d_ff = 4H). Count exactly: the FFN "
-     "matrices are H×d_ff and d_ff×H, every dense layer has a bias, every LayerNorm a γ and a β."),
-    (lambda H, d_ff: 4 * H * H + 2 * H * d_ff,
-     "you counted the weight matrices only. Add the biases (one per output unit of each dense layer) and "
-     "the two LayerNorms (γ and β, H numbers each)."),
-    (lambda H, d_ff: 4 * H * H + 2 * H * d_ff + 5 * H + d_ff,
-     "weights and biases are right, but the two LayerNorms are missing: each has γ and β of size H (4H in all)."),
-    (lambda H, d_ff: 4 * H * H + 2 * H * d_ff + 7 * H + d_ff,
-     "one LayerNorm is missing: a BERT layer has two (after attention and after the FFN), each with γ and β."),
-    (lambda H, d_ff: 4 * H * H + 2 * H * d_ff + 4 * H,
-     "the weight matrices and LayerNorms are right, but the biases are missing: 4H for Q, K, V and the "
-     "attention output, d_ff for the first FFN layer and H for the second."),
-    (lambda H, d_ff: 3 * H * H + 2 * H * d_ff + 8 * H + d_ff,
-     "you forgot the attention output projection W^O (an H×H matrix and its bias) that follows the "
-     "concatenation of the heads."),
-    (lambda H, d_ff: 4 * H * H + H * d_ff + 8 * H,
-     "the FFN has two dense layers (H→d_ff and d_ff→H), each with its own weights and bias; you counted one."),
-    (lambda H, d_ff: 4 * H * H + 2 * H * d_ff + 13 * H,
-     "you used 4H for the FFN's inner bias; use d_ff (it is given separately and need not be 4H)."),
+    (
+        lambda H, d_ff: 12 * H * H,
+        "that is the rough rule 12·H² (weight matrices only, and it assumes d_ff = 4H). Count exactly: the FFN "
+        "matrices are H×d_ff and d_ff×H, every dense layer has a bias, every LayerNorm a γ and a β.",
+    ),
+    (
+        lambda H, d_ff: 4 * H * H + 2 * H * d_ff,
+        "you counted the weight matrices only. Add the biases (one per output unit of each dense layer) and "
+        "the two LayerNorms (γ and β, H numbers each).",
+    ),
+    (
+        lambda H, d_ff: 4 * H * H + 2 * H * d_ff + 5 * H + d_ff,
+        "weights and biases are right, but the two LayerNorms are missing: each has γ and β of size H (4H in all).",
+    ),
+    (
+        lambda H, d_ff: 4 * H * H + 2 * H * d_ff + 7 * H + d_ff,
+        "one LayerNorm is missing: a BERT layer has two (after attention and after the FFN), each with γ and β.",
+    ),
+    (
+        lambda H, d_ff: 4 * H * H + 2 * H * d_ff + 4 * H,
+        "the weight matrices and LayerNorms are right, but the biases are missing: 4H for Q, K, V and the "
+        "attention output, d_ff for the first FFN layer and H for the second.",
+    ),
+    (
+        lambda H, d_ff: 3 * H * H + 2 * H * d_ff + 8 * H + d_ff,
+        "you forgot the attention output projection W^O (an H×H matrix and its bias) that follows the "
+        "concatenation of the heads.",
+    ),
+    (
+        lambda H, d_ff: 4 * H * H + H * d_ff + 8 * H,
+        "the FFN has two dense layers (H→d_ff and d_ff→H), each with its own weights and bias; you counted one.",
+    ),
+    (
+        lambda H, d_ff: 4 * H * H + 2 * H * d_ff + 13 * H,
+        "you used 4H for the FFN's inner bias; use d_ff (it is given separately and need not be 4H).",
+    ),
 )
 
 
@@ -90,7 +106,10 @@ def check_layer_parameters(fn: Callable[[int, int], int]) -> tuple[bool, str]:
         if isinstance(value, bool) or not isinstance(value, numbers.Real):
             return False, f"layer_parameters({H}, {d_ff}) returned {value!r}; return a whole number (an int)."
         if float(value) != int(value):
-            return False, f"layer_parameters({H}, {d_ff}) returned {value}, which is not a whole number of parameters."
+            return (
+                False,
+                f"layer_parameters({H}, {d_ff}) returned {value}, which is not a whole number of parameters.",
+            )
         got[(H, d_ff)] = int(value)
     expected = {size: _reference_layer_parameters(*size) for size in _SIZES}
     if got == expected:
@@ -139,8 +158,9 @@ def layer_parameters(H, d_ff):
 # ------------------------------------------------------------------------------------------------------
 def _split_with_package(x: torch.Tensor, num_heads: int) -> torch.Tensor:
     """``BertSelfAttention.split_heads`` for a config with H = x.size(-1): (B, T, H) -> (B, A, T, d)."""
-    config = BertConfig(hidden_size=x.size(-1), num_attention_heads=num_heads, num_hidden_layers=1,
-                        intermediate_size=4)
+    config = BertConfig(
+        hidden_size=x.size(-1), num_attention_heads=num_heads, num_hidden_layers=1, intermediate_size=4
+    )
     return BertSelfAttention(config).split_heads(x)
 
 
@@ -150,7 +170,9 @@ def check_merge_heads(fn: Callable[[torch.Tensor], torch.Tensor]) -> tuple[bool,
         return False, "pass your function itself, e.g. `check(merge_heads)` (no parentheses)."
     for B, T, H, A in ((2, 5, 12, 3), (1, 6, 8, 4), (3, 7, 16, 2)):  # T != A, so shapes tell axes apart
         d = H // A
-        x = torch.arange(B * T * H, dtype=torch.float32).view(B, T, H)  # every number tells where it came from
+        x = torch.arange(B * T * H, dtype=torch.float32).view(
+            B, T, H
+        )  # every number tells where it came from
         context = _split_with_package(x, A).contiguous()  # (B, A, T, d), contiguous like weights @ V
         try:
             out = fn(context.clone())
@@ -226,8 +248,14 @@ def merge_heads(context):
 # ------------------------------------------------------------------------------------------------------
 def _test_layer() -> BertLayer:
     """A small BertLayer with non-trivial LayerNorm γ, β (so forgetting one shows), dropout off."""
-    config = BertConfig(hidden_size=16, num_attention_heads=4, intermediate_size=64, num_hidden_layers=1,
-                        hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0)
+    config = BertConfig(
+        hidden_size=16,
+        num_attention_heads=4,
+        intermediate_size=64,
+        num_hidden_layers=1,
+        hidden_dropout_prob=0.0,
+        attention_probs_dropout_prob=0.0,
+    )
     generator = torch.Generator().manual_seed(5)
     layer = BertLayer(config).eval()
     with torch.no_grad():
@@ -291,7 +319,10 @@ def check_post_ln_layer(fn: Callable[[BertLayer, torch.Tensor], torch.Tensor]) -
             return False, f"your function returned {type(out).__name__}; return the (B, T, H) tensor."
         expected, _ = layer(x)
         if out.shape != expected.shape:
-            return False, f"the output must have the input's shape (B, T, H) = {tuple(x.shape)}, got {tuple(out.shape)}."
+            return (
+                False,
+                f"the output must have the input's shape (B, T, H) = {tuple(x.shape)}, got {tuple(out.shape)}.",
+            )
         if _close(out, expected):
             return True, (
                 "post-LN, as in BERT: H' = LN(H + Attn(H)), then out = LN(H' + FFN(H')). Residual first, "

@@ -53,27 +53,47 @@ def check_align_labels(fn: Callable) -> tuple[bool, str]:
         if got == right:
             continue
         n_tokens = sum(len(p) for p in pieces) + 2
-        shown = f"for words {[''.join(p).replace('##', '') for p in pieces]} (pieces {pieces}) and tags {tags}"
+        shown = (
+            f"for words {[''.join(p).replace('##', '') for p in pieces]} (pieces {pieces}) and tags {tags}"
+        )
         if not isinstance(got, list):
             return False, f"return a list of ints, got {type(got).__name__}."
         if len(got) == n_tokens - 2:
-            return False, (f"{shown} you returned {len(got)} labels, one per piece, but the model also sees [CLS] "
-                           "and [SEP]: add -100 at both ends.")
+            return False, (
+                f"{shown} you returned {len(got)} labels, one per piece, but the model also sees [CLS] "
+                "and [SEP]: add -100 at both ends."
+            )
         if len(got) != n_tokens:
-            return False, f"{shown} the sequence has {n_tokens} tokens ([CLS] + pieces + [SEP]) but you gave {len(got)} labels."
+            return (
+                False,
+                f"{shown} the sequence has {n_tokens} tokens ([CLS] + pieces + [SEP]) but you gave {len(got)} labels.",
+            )
         every_piece = [IGNORE_INDEX] + [t for p, t in zip(pieces, tags) for _ in p] + [IGNORE_INDEX]
-        last_piece = [IGNORE_INDEX] + [x for p, t in zip(pieces, tags) for x in [IGNORE_INDEX] * (len(p) - 1) + [t]] + [IGNORE_INDEX]
+        last_piece = (
+            [IGNORE_INDEX]
+            + [x for p, t in zip(pieces, tags) for x in [IGNORE_INDEX] * (len(p) - 1) + [t]]
+            + [IGNORE_INDEX]
+        )
         if got == every_piece:
-            return False, (f"{shown} you gave every piece the word's tag, so a word split into 3 pieces counts 3 times "
-                           "in the loss and the accuracy. Label the first piece only; -100 for the rest.")
+            return False, (
+                f"{shown} you gave every piece the word's tag, so a word split into 3 pieces counts 3 times "
+                "in the loss and the accuracy. Label the first piece only; -100 for the rest."
+            )
         if got == last_piece:
-            return False, f"{shown} you labelled the last piece of each word; BERT (Section 5.3) uses the first."
+            return (
+                False,
+                f"{shown} you labelled the last piece of each word; BERT (Section 5.3) uses the first.",
+            )
         if [0 if x == IGNORE_INDEX else x for x in right] == got:
-            return False, (f"{shown} you used 0 where the label should be ignored, but 0 is a real tag id: the model "
-                           "would be trained to predict it for [CLS], [SEP] and continuation pieces. Use -100.")
+            return False, (
+                f"{shown} you used 0 where the label should be ignored, but 0 is a real tag id: the model "
+                "would be trained to predict it for [CLS], [SEP] and continuation pieces. Use -100."
+            )
         return False, f"{shown} expected {right}, got {got}."
-    return True, ("every word's tag sits on its first piece; [CLS], [SEP] and the ## pieces get -100, so each word "
-                  "counts once in the loss and in the token accuracy.")
+    return True, (
+        "every word's tag sits on its first piece; [CLS], [SEP] and the ## pieces get -100, so each word "
+        "counts once in the loss and in the token accuracy."
+    )
 
 
 align_labels = Exercise(
@@ -81,8 +101,10 @@ align_labels = Exercise(
     "Write `my_align(pieces_per_word, tag_ids)`: the label list for `[CLS] pieces... [SEP]`, with each word's "
     "tag on its first piece and -100 on [CLS], [SEP] and every other piece.",
     check_align_labels,
-    hints=["Start with [-100] for [CLS]; for each word append its tag, then len(pieces) - 1 times -100.",
-           "Finish with -100 for [SEP]. The result has (number of pieces + 2) entries."],
+    hints=[
+        "Start with [-100] for [CLS]; for each word append its tag, then len(pieces) - 1 times -100.",
+        "Finish with -100 for [SEP]. The result has (number of pieces + 2) entries.",
+    ],
     solution_code="""
 def my_align(pieces_per_word, tag_ids):
     labels = [-100]                                          # [CLS]
@@ -100,16 +122,24 @@ def my_align(pieces_per_word, tag_ids):
 def _span_cases() -> list[tuple[str, torch.Tensor, torch.Tensor, torch.Tensor]]:
     g = torch.Generator().manual_seed(7)
     cases = [
-        ("end before start", torch.tensor([0.0, 0.0, 0.0, 4.0, 0.0, 6.0, 0.0]),
-         torch.tensor([0.0, 0.0, 0.0, 1.0, 7.0, 0.5, 0.0]), torch.tensor([0, 0, 0, 1, 1, 1, 0])),
-        ("best score in the question", torch.tensor([9.0, 8.0, 0.0, 0.0, 1.0, 0.5, 0.0]),
-         torch.tensor([9.0, 0.0, 8.0, 0.0, 0.2, 1.0, 0.0]), torch.tensor([0, 0, 0, 0, 1, 1, 0])),
+        (
+            "end before start",
+            torch.tensor([0.0, 0.0, 0.0, 4.0, 0.0, 6.0, 0.0]),
+            torch.tensor([0.0, 0.0, 0.0, 1.0, 7.0, 0.5, 0.0]),
+            torch.tensor([0, 0, 0, 1, 1, 1, 0]),
+        ),
+        (
+            "best score in the question",
+            torch.tensor([9.0, 8.0, 0.0, 0.0, 1.0, 0.5, 0.0]),
+            torch.tensor([9.0, 0.0, 8.0, 0.0, 0.2, 1.0, 0.0]),
+            torch.tensor([0, 0, 0, 0, 1, 1, 0]),
+        ),
     ]
     for k in range(20):
         T = 8 + k % 7
         first = 2 + k % 4
         mask = torch.zeros(T, dtype=torch.long)
-        mask[first:T - 1] = 1
+        mask[first : T - 1] = 1
         cases.append((f"random {k}", torch.randn(T, generator=g) * 3, torch.randn(T, generator=g) * 3, mask))
     return cases
 
@@ -134,18 +164,30 @@ def check_decode_span(fn: Callable) -> tuple[bool, str]:
         right = _reference_decode(start, end, mask)
         if (i, j) == right:
             continue
-        case = (f"start_logits={start.tolist()}, end_logits={end.tolist()}, context_mask={mask.tolist()}"
-                if not name.startswith("random") else "a random case")
+        case = (
+            f"start_logits={start.tolist()}, end_logits={end.tolist()}, context_mask={mask.tolist()}"
+            if not name.startswith("random")
+            else "a random case"
+        )
         if j < i:
-            return False, (f"on {case} you returned start {i} > end {j}: not a span. Taking the argmax of the start "
-                           "and end scores separately does this. Search over pairs with i <= j.")
+            return False, (
+                f"on {case} you returned start {i} > end {j}: not a span. Taking the argmax of the start "
+                "and end scores separately does this. Search over pairs with i <= j."
+            )
         if not (mask[i] and mask[j]):
-            return False, (f"on {case} your span ({i}, {j}) is not inside the context (context_mask is 0 there): the "
-                           "answer must come from the passage, not from [CLS], the question or [SEP].")
+            return False, (
+                f"on {case} your span ({i}, {j}) is not inside the context (context_mask is 0 there): the "
+                "answer must come from the passage, not from [CLS], the question or [SEP]."
+            )
         score, best = float(start[i] + end[j]), float(start[right[0]] + end[right[1]])
-        return False, (f"on {case} your span ({i}, {j}) is valid but scores {score:.3f}; ({right[0]}, {right[1]}) "
-                       f"scores {best:.3f}. Maximise start[i] + end[j] over all valid pairs.")
-    return True, "your decoder returns the highest-scoring span with start <= end inside the context, every time."
+        return False, (
+            f"on {case} your span ({i}, {j}) is valid but scores {score:.3f}; ({right[0]}, {right[1]}) "
+            f"scores {best:.3f}. Maximise start[i] + end[j] over all valid pairs."
+        )
+    return (
+        True,
+        "your decoder returns the highest-scoring span with start <= end inside the context, every time.",
+    )
 
 
 decode_span = Exercise(
@@ -153,10 +195,12 @@ decode_span = Exercise(
     "Write `my_decode(start_logits, end_logits, context_mask)` for one example (three tensors of shape (T,)): "
     "return the pair (i, j) with i <= j, both in the context, that maximises start_logits[i] + end_logits[j].",
     check_decode_span,
-    hints=["Two loops over i and j (j from i on) are fine for T of a few dozen tokens; skip pairs where "
-           "context_mask is 0.",
-           "Vectorised: scores = start[:, None] + end[None, :] is (T, T); set the invalid cells (j < i, outside the "
-           "context) to -inf with torch.triu and the mask, then take the argmax of the flattened matrix."],
+    hints=[
+        "Two loops over i and j (j from i on) are fine for T of a few dozen tokens; skip pairs where "
+        "context_mask is 0.",
+        "Vectorised: scores = start[:, None] + end[None, :] is (T, T); set the invalid cells (j < i, outside the "
+        "context) to -inf with torch.triu and the mask, then take the argmax of the flattened matrix.",
+    ],
     solution_code="""
 def my_decode(start_logits, end_logits, context_mask):
     best, best_pair = float("-inf"), None
@@ -180,8 +224,16 @@ def _dropout_setup():
     from bertedu.config import BertConfig
     from bertedu.model import BertForSequenceClassification
 
-    config = BertConfig(vocab_size=50, hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=64,
-                        max_position_embeddings=16, hidden_dropout_prob=0.5, attention_probs_dropout_prob=0.5)
+    config = BertConfig(
+        vocab_size=50,
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=16,
+        hidden_dropout_prob=0.5,
+        attention_probs_dropout_prob=0.5,
+    )
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(11)
         model = BertForSequenceClassification(config)
@@ -192,15 +244,22 @@ def _dropout_setup():
             labels = model(input_ids).logits.argmax(-1)  # what the model predicts without dropout
             labels[::4] = 1 - labels[::4]  # so that the right accuracy is 0.75, not 1
     model.train()  # as it is right after a training epoch
-    batch = {"input_ids": input_ids, "attention_mask": torch.ones_like(input_ids),
-             "token_type_ids": torch.zeros_like(input_ids), "labels": labels}
+    batch = {
+        "input_ids": input_ids,
+        "attention_mask": torch.ones_like(input_ids),
+        "token_type_ids": torch.zeros_like(input_ids),
+        "labels": labels,
+    }
     return model, batch
 
 
 def check_fix_eval_dropout(fn: Callable) -> tuple[bool, str]:
     """``fn(model, batch) -> accuracy`` must give the dropout-free accuracy (0.75 here) on every call."""
     if not callable(fn):
-        return False, "pass your function itself, e.g. ex.fix_eval_dropout.check(my_accuracy) (no parentheses)."
+        return (
+            False,
+            "pass your function itself, e.g. ex.fix_eval_dropout.check(my_accuracy) (no parentheses).",
+        )
     model, batch = _dropout_setup()
     values = []
     for seed in (0, 1, 2):
@@ -215,13 +274,20 @@ def check_fix_eval_dropout(fn: Callable) -> tuple[bool, str]:
         values.append(float(value))
     if all(abs(v - 0.75) < 1e-6 for v in values):
         restored = " and the model is back in training mode" if model.training else ""
-        return True, (f"three calls, three times accuracy 0.75: dropout is off during evaluation{restored}. "
-                      "(torch.no_grad() only stops gradient tracking; model.eval() is what turns dropout off.)")
+        return True, (
+            f"three calls, three times accuracy 0.75: dropout is off during evaluation{restored}. "
+            "(torch.no_grad() only stops gradient tracking; model.eval() is what turns dropout off.)"
+        )
     if len(set(values)) > 1:
-        return False, (f"three calls gave {[round(v, 3) for v in values]}: the answer changes from call to call "
-                       "because dropout is still active. torch.no_grad() does not switch it off; call model.eval() "
-                       "before the forward pass (and model.train() afterwards if training continues).")
-    return False, f"your function returns {values[0]:.3f}; with dropout off the accuracy on this batch is 0.750."
+        return False, (
+            f"three calls gave {[round(v, 3) for v in values]}: the answer changes from call to call "
+            "because dropout is still active. torch.no_grad() does not switch it off; call model.eval() "
+            "before the forward pass (and model.train() afterwards if training continues)."
+        )
+    return (
+        False,
+        f"your function returns {values[0]:.3f}; with dropout off the accuracy on this batch is 0.750.",
+    )
 
 
 fix_eval_dropout = Exercise(
@@ -229,10 +295,12 @@ fix_eval_dropout = Exercise(
     "`my_accuracy(model, batch)` is called right after a training epoch and gives a different accuracy every "
     "time. Find the bug and fix it.",
     check_fix_eval_dropout,
-    hints=["Which layers behave differently in training and in evaluation? Is `torch.no_grad()` enough to "
-           "change that?",
-           "Call model.eval() before the forward pass; remember the previous mode with was_training = "
-           "model.training and restore it with model.train(was_training)."],
+    hints=[
+        "Which layers behave differently in training and in evaluation? Is `torch.no_grad()` enough to "
+        "change that?",
+        "Call model.eval() before the forward pass; remember the previous mode with was_training = "
+        "model.training and restore it with model.train(was_training).",
+    ],
     solution_code="""
 def my_accuracy(model, batch):
     was_training = model.training
@@ -245,5 +313,12 @@ def my_accuracy(model, batch):
 """,
 )
 
-__all__ = ["align_labels", "decode_span", "fix_eval_dropout", "reference_align", "check_align_labels",
-           "check_decode_span", "check_fix_eval_dropout"]
+__all__ = [
+    "align_labels",
+    "decode_span",
+    "fix_eval_dropout",
+    "reference_align",
+    "check_align_labels",
+    "check_decode_span",
+    "check_fix_eval_dropout",
+]

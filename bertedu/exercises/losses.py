@@ -69,31 +69,49 @@ def check_mlm_by_hand(answer) -> tuple[bool, str]:
     values = [v for row in ce for v in row if v is not None]
     right = sum(values) / len(values)
     if abs(answer - right) <= 1e-3:
-        return True, (f"L_MLM = ({' + '.join(f'{v:.4f}' for v in values)}) / {len(values)} = {right:.4f}: "
-                      "the mean of -log p(original token) over the masked positions of the whole batch.")
+        return True, (
+            f"L_MLM = ({' + '.join(f'{v:.4f}' for v in values)}) / {len(values)} = {right:.4f}: "
+            "the mean of -log p(original token) over the masked positions of the whole batch."
+        )
     per_sentence = [[v for v in row if v is not None] for row in ce]
     n_positions = sum(len(row) for row in _LABELS)
     wrong = {
-        "all positions": (sum(values) / n_positions,
-                          f"you divided by all {n_positions} positions, but only {len(values)} are masked: the "
-                          "loss is averaged over the masked positions only (the others contribute nothing)."),
+        "all positions": (
+            sum(values) / n_positions,
+            f"you divided by all {n_positions} positions, but only {len(values)} are masked: the "
+            "loss is averaged over the masked positions only (the others contribute nothing).",
+        ),
         "sum": (sum(values), f"that is the sum; divide by the number of masked positions ({len(values)})."),
-        "per sentence": (sum(sum(r) / len(r) for r in per_sentence) / len(per_sentence),
-                         "you averaged each sentence first and then the sentences; BERT averages over all masked "
-                         "positions of the batch at once (a sentence with more masks weighs more)."),
-        "no softmax": (-sum(_LOGITS[b][t][_LABELS[b][t]] for b in range(2) for t in range(3)
-                            if _LABELS[b][t] != IGNORE_INDEX) / len(values),
-                       "you used the raw logit of the right token; first turn the logits into probabilities "
-                       "with a softmax over the vocabulary (log p = z_y - log Σ_v exp z_v)."),
+        "per sentence": (
+            sum(sum(r) / len(r) for r in per_sentence) / len(per_sentence),
+            "you averaged each sentence first and then the sentences; BERT averages over all masked "
+            "positions of the batch at once (a sentence with more masks weighs more).",
+        ),
+        "no softmax": (
+            -sum(
+                _LOGITS[b][t][_LABELS[b][t]]
+                for b in range(2)
+                for t in range(3)
+                if _LABELS[b][t] != IGNORE_INDEX
+            )
+            / len(values),
+            "you used the raw logit of the right token; first turn the logits into probabilities "
+            "with a softmax over the vocabulary (log p = z_y - log Σ_v exp z_v).",
+        ),
         "sign": (-right, "the sign is wrong: the loss is -log p, a positive number."),
-        "log10": (right / math.log(10), "use the natural logarithm (ln), as F.cross_entropy does, not log10."),
+        "log10": (
+            right / math.log(10),
+            "use the natural logarithm (ln), as F.cross_entropy does, not log10.",
+        ),
         "log2": (right / math.log(2), "use the natural logarithm (ln), as F.cross_entropy does, not log2."),
     }
     for value, message in wrong.values():
         if abs(answer - value) <= 1e-3:
             return False, message
-    return False, (f"{answer:.4f} is not it. For each masked position take -log softmax(logits)[label], then "
-                   "average over the masked positions.")
+    return False, (
+        f"{answer:.4f} is not it. For each masked position take -log softmax(logits)[label], then "
+        "average over the masked positions."
+    )
 
 
 mlm_by_hand = Exercise(
@@ -101,8 +119,10 @@ mlm_by_hand = Exercise(
     "Compute the MLM loss of `logits, labels = ex.mlm_by_hand_data()` by hand (numpy or paper and pencil, not "
     "`F.cross_entropy`): softmax over the vocabulary, -log of the probability of the label, averaged.",
     check_mlm_by_hand,
-    hints=["Only the positions whose label is not -100 count. There are three of them.",
-           "For a row of logits z and label y: -log p_y = log(Σ_v exp z_v) - z_y. Average the three values."],
+    hints=[
+        "Only the positions whose label is not -100 count. There are three of them.",
+        "For a row of logits z and label y: -log p_y = log(Σ_v exp z_v) - z_y. Average the three values.",
+    ],
     solution_code="""
 import numpy as np
 z, y = (t.numpy() for t in ex.mlm_by_hand_data())       # (2, 3, 4), (2, 3)
@@ -122,9 +142,11 @@ def _nsp_cases() -> list[tuple[str, torch.Tensor, torch.Tensor]]:
     g = torch.Generator().manual_seed(4)
     logits = torch.randn(16, 2, generator=g) * 2  # (B, 2)
     mixed = torch.tensor([0, 1] * 8)  # 0 = IsNext, 1 = NotNext (Hugging Face / bertedu)
-    return [("mixed", logits, mixed),
-            ("all IsNext", logits[:6], torch.zeros(6, dtype=torch.long)),
-            ("all NotNext", logits[6:12], torch.ones(6, dtype=torch.long))]
+    return [
+        ("mixed", logits, mixed),
+        ("all IsNext", logits[:6], torch.zeros(6, dtype=torch.long)),
+        ("all NotNext", logits[6:12], torch.ones(6, dtype=torch.long)),
+    ]
 
 
 def _scalar_loss(fn: Callable, logits: torch.Tensor, labels: torch.Tensor) -> tuple[torch.Tensor | None, str]:
@@ -134,7 +156,10 @@ def _scalar_loss(fn: Callable, logits: torch.Tensor, labels: torch.Tensor) -> tu
     if not isinstance(out, torch.Tensor) or out.numel() != 1:
         return None, "return the loss as a scalar tensor (keep it a tensor: no .item())."
     if not out.requires_grad:
-        return None, "the loss is detached from the graph (.item(), .detach() or numpy?); backward() needs it."
+        return (
+            None,
+            "the loss is detached from the graph (.item(), .detach() or numpy?); backward() needs it.",
+        )
     return out, ""
 
 
@@ -149,32 +174,46 @@ def check_fix_nsp_loss(fn: Callable) -> tuple[bool, str]:
             return False, problem
         value, right = float(out.detach()), float(nsp_loss(logits, labels))
         if math.isnan(value):
-            return False, (f"on a batch that is {name} your loss is nan: every pair was ignored. NSP has no "
-                           "'ignore' class; with ignore_index=0 every IsNext pair (label 0) is dropped.")
+            return False, (
+                f"on a batch that is {name} your loss is nan: every pair was ignored. NSP has no "
+                "'ignore' class; with ignore_index=0 every IsNext pair (label 0) is dropped."
+            )
         if abs(value - right) <= 1e-5:
             continue
         variants = {
-            "ignore0": (F.cross_entropy(logits, labels, ignore_index=0),
-                        "your loss only counts NotNext pairs: ignore_index=0 drops every IsNext pair (label 0 "
-                        "under Hugging Face's convention). A model that always answers NotNext would drive it "
-                        "to 0. Remove ignore_index."),
-            "ignore1": (F.cross_entropy(logits, labels, ignore_index=1),
-                        "your loss only counts IsNext pairs: ignore_index=1 drops every NotNext pair. NSP needs "
-                        "both classes; remove ignore_index."),
-            "flipped": (F.cross_entropy(logits, 1 - labels),
-                        "the classes are swapped: in Hugging Face and bertedu label 0 = IsNext and 1 = NotNext, "
-                        "and logit column 0 scores IsNext. Do not flip the labels."),
-            "sum": (F.cross_entropy(logits, labels, reduction="sum"),
-                    "that is the sum over the batch; BERT averages the NSP loss over the pairs (the default "
-                    "reduction='mean')."),
+            "ignore0": (
+                F.cross_entropy(logits, labels, ignore_index=0),
+                "your loss only counts NotNext pairs: ignore_index=0 drops every IsNext pair (label 0 "
+                "under Hugging Face's convention). A model that always answers NotNext would drive it "
+                "to 0. Remove ignore_index.",
+            ),
+            "ignore1": (
+                F.cross_entropy(logits, labels, ignore_index=1),
+                "your loss only counts IsNext pairs: ignore_index=1 drops every NotNext pair. NSP needs "
+                "both classes; remove ignore_index.",
+            ),
+            "flipped": (
+                F.cross_entropy(logits, 1 - labels),
+                "the classes are swapped: in Hugging Face and bertedu label 0 = IsNext and 1 = NotNext, "
+                "and logit column 0 scores IsNext. Do not flip the labels.",
+            ),
+            "sum": (
+                F.cross_entropy(logits, labels, reduction="sum"),
+                "that is the sum over the batch; BERT averages the NSP loss over the pairs (the default "
+                "reduction='mean').",
+            ),
         }
         for expected, message in variants.values():
             if not math.isnan(float(expected)) and abs(value - float(expected)) <= 1e-5:
                 return False, message
-        return False, (f"on the {name} batch your loss is {value:.4f} but the NSP cross-entropy is {right:.4f}. "
-                       "Use F.cross_entropy(logits, labels) over every pair.")
-    return True, ("every pair counts, IsNext (0) and NotNext (1) alike, and the loss matches "
-                  "bertedu.losses.nsp_loss on mixed, all-IsNext and all-NotNext batches.")
+        return False, (
+            f"on the {name} batch your loss is {value:.4f} but the NSP cross-entropy is {right:.4f}. "
+            "Use F.cross_entropy(logits, labels) over every pair."
+        )
+    return True, (
+        "every pair counts, IsNext (0) and NotNext (1) alike, and the loss matches "
+        "bertedu.losses.nsp_loss on mixed, all-IsNext and all-NotNext batches."
+    )
 
 
 fix_nsp_loss = Exercise(
@@ -182,9 +221,11 @@ fix_nsp_loss = Exercise(
     "`my_nsp_loss` passes `ignore_index=0` to `F.cross_entropy`. With Hugging Face's labels (0 = IsNext, "
     "1 = NotNext) what does that silently do? Fix the function.",
     check_fix_nsp_loss,
-    hints=["ignore_index=k makes F.cross_entropy skip every example whose label is k. Which NSP pairs have "
-           "label 0?",
-           "NSP has no 'padding' class to skip: every pair is a real example. Drop the ignore_index argument."],
+    hints=[
+        "ignore_index=k makes F.cross_entropy skip every example whose label is k. Which NSP pairs have "
+        "label 0?",
+        "NSP has no 'padding' class to skip: every pair is a real example. Drop the ignore_index argument.",
+    ],
     solution_code="""
 def my_nsp_loss(logits, labels):
     # logits (B, 2): column 0 scores IsNext, column 1 NotNext; labels (B,): 0 = IsNext, 1 = NotNext
@@ -207,15 +248,17 @@ def _mlm_cases() -> list[tuple[str, torch.Tensor, torch.Tensor]]:
     keep[1, [1, 4]] = True  # two in sentence 1,
     keep[2, [0, 3, 5, 7]] = True  # four in sentence 2
     labels = torch.where(keep, targets, IGNORE_INDEX)
-    return [("uneven", logits, labels),
-            ("no masked token", logits[:2], torch.full((2, T), IGNORE_INDEX))]
+    return [("uneven", logits, labels), ("no masked token", logits[:2], torch.full((2, T), IGNORE_INDEX))]
 
 
 def check_fix_mlm_average(fn: Callable) -> tuple[bool, str]:
     """``fn(logits (B, T, V), labels (B, T)) -> scalar`` must average the cross-entropy over the labelled
     positions of the whole batch and give 0 (not nan) when there is none, as ``bertedu.losses.mlm_loss``."""
     if not callable(fn):
-        return False, "pass your function itself, e.g. ex.fix_mlm_average.check(my_mlm_loss) (no parentheses)."
+        return (
+            False,
+            "pass your function itself, e.g. ex.fix_mlm_average.check(my_mlm_loss) (no parentheses).",
+        )
     for name, logits, labels in _mlm_cases():
         out, problem = _scalar_loss(fn, logits, labels)
         if problem:
@@ -225,30 +268,42 @@ def check_fix_mlm_average(fn: Callable) -> tuple[bool, str]:
             continue
         if name == "no masked token":
             if math.isnan(value):
-                return False, ("almost: right whenever something is masked, but a batch without any masked token "
-                               "gives nan (0 / 0), which would poison training. Divide by the number of masked "
-                               "positions clamped to at least 1, so such a batch gives 0, as "
-                               "bertedu.losses.mlm_loss does.")
+                return False, (
+                    "almost: right whenever something is masked, but a batch without any masked token "
+                    "gives nan (0 / 0), which would poison training. Divide by the number of masked "
+                    "positions clamped to at least 1, so such a batch gives 0, as "
+                    "bertedu.losses.mlm_loss does."
+                )
             return False, f"a batch without masked tokens should give 0, got {value:.4f}."
         V = logits.size(-1)
         per_position = F.cross_entropy(logits.reshape(-1, V), labels.reshape(-1), reduction="none")  # (B*T,)
         masked = labels != IGNORE_INDEX
         per_sentence = (per_position.view(labels.shape).sum(1) / masked.sum(1)).mean()
         variants = {
-            "all": (per_position.sum() / labels.numel(),
-                    f"your loss is the masked sum divided by all {labels.numel()} positions, but only "
-                    f"{int(masked.sum())} are masked: it is diluted by the zeros of the ignored positions (and "
-                    "shrinks when the batch has more padding). Divide by the number of masked positions."),
+            "all": (
+                per_position.sum() / labels.numel(),
+                f"your loss is the masked sum divided by all {labels.numel()} positions, but only "
+                f"{int(masked.sum())} are masked: it is diluted by the zeros of the ignored positions (and "
+                "shrinks when the batch has more padding). Divide by the number of masked positions.",
+            ),
             "sum": (per_position.sum(), "that is the sum; divide by the number of masked positions."),
-            "sentence": (per_sentence, "you averaged per sentence, then over sentences; BERT (and bertedu) "
-                                       "average over all masked positions of the batch at once."),
+            "sentence": (
+                per_sentence,
+                "you averaged per sentence, then over sentences; BERT (and bertedu) "
+                "average over all masked positions of the batch at once.",
+            ),
         }
         for expected, message in variants.values():
             if abs(value - float(expected)) <= 1e-5:
                 return False, message
-        return False, f"on the test batch your loss is {value:.4f}, expected {right:.4f} (mean over masked positions)."
-    return True, ("the loss is the mean over the masked positions of the whole batch, and 0 (still attached to "
-                  "the graph) when nothing is masked: it matches bertedu.losses.mlm_loss.")
+        return (
+            False,
+            f"on the test batch your loss is {value:.4f}, expected {right:.4f} (mean over masked positions).",
+        )
+    return True, (
+        "the loss is the mean over the masked positions of the whole batch, and 0 (still attached to "
+        "the graph) when nothing is masked: it matches bertedu.losses.mlm_loss."
+    )
 
 
 fix_mlm_average = Exercise(
@@ -256,8 +311,10 @@ fix_mlm_average = Exercise(
     "`my_mlm_loss` computes the right per-position cross-entropies but averages them wrongly. Fix it so it "
     "equals `bertedu.losses.mlm_loss`, including a batch where nothing is masked.",
     check_fix_mlm_average,
-    hints=["With reduction='none', F.cross_entropy puts 0 at the ignored positions. What does .mean() divide by?",
-           "Divide the sum by (labels != -100).sum(), clamped to at least 1 so that an empty batch gives 0."],
+    hints=[
+        "With reduction='none', F.cross_entropy puts 0 at the ignored positions. What does .mean() divide by?",
+        "Divide the sum by (labels != -100).sum(), clamped to at least 1 so that an empty batch gives 0.",
+    ],
     solution_code="""
 def my_mlm_loss(logits, labels):
     V = logits.size(-1)
@@ -268,5 +325,13 @@ def my_mlm_loss(logits, labels):
 """,
 )
 
-__all__ = ["mlm_by_hand", "fix_nsp_loss", "fix_mlm_average", "mlm_by_hand_data", "mlm_by_hand_answer",
-           "check_mlm_by_hand", "check_fix_nsp_loss", "check_fix_mlm_average"]
+__all__ = [
+    "mlm_by_hand",
+    "fix_nsp_loss",
+    "fix_mlm_average",
+    "mlm_by_hand_data",
+    "mlm_by_hand_answer",
+    "check_mlm_by_hand",
+    "check_fix_nsp_loss",
+    "check_fix_mlm_average",
+]

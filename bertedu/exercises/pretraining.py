@@ -59,31 +59,48 @@ def check_lr_schedule(fn: Callable) -> tuple[bool, str]:
     for shifted in (True, False):
         if all(close(g, _reference(s, shifted)) for g, s in zip(got, _PROBE_STEPS)):
             start = "(step + 1) / 100" if shifted else "step / 100"
-            return True, (f"lr rises as 1e-3 · {start} to the peak at step 100, then falls on a straight line "
-                          "to 0 at step 1000 (e.g. 5e-4 at step 550). That is bertedu.pretrain.linear_schedule "
-                          "times the peak, and the paper's 'warm-up over the first 10,000 steps, and linear "
-                          "decay'.")
+            return True, (
+                f"lr rises as 1e-3 · {start} to the peak at step 100, then falls on a straight line "
+                "to 0 at step 1000 (e.g. 5e-4 at step 550). That is bertedu.pretrain.linear_schedule "
+                "times the peak, and the paper's 'warm-up over the first 10,000 steps, and linear "
+                "decay'."
+            )
     at = dict(zip(_PROBE_STEPS, got))
     if close(at[0], PEAK_LR):
-        return False, ("at step 0 the learning rate is already the peak: there is no warm-up. Start near 0 and "
-                       "grow linearly over the first 100 steps.")
+        return False, (
+            "at step 0 the learning rate is already the peak: there is no warm-up. Start near 0 and "
+            "grow linearly over the first 100 steps."
+        )
     if close(at[49], PEAK_LR * 49 / TOTAL_STEPS) or close(at[49], PEAK_LR * 50 / TOTAL_STEPS):
-        return False, ("during warm-up you divide by the total number of steps (1000); divide by the warm-up "
-                       "steps (100), so the peak is reached at step 100.")
+        return False, (
+            "during warm-up you divide by the total number of steps (1000); divide by the warm-up "
+            "steps (100), so the peak is reached at step 100."
+        )
     if close(at[700], PEAK_LR) or close(at[999], PEAK_LR):
-        return False, "after the warm-up the learning rate stays at the peak: it must decay linearly to 0 at step 1000."
+        return (
+            False,
+            "after the warm-up the learning rate stays at the peak: it must decay linearly to 0 at step 1000.",
+        )
     if close(at[550], PEAK_LR * (TOTAL_STEPS - 550) / TOTAL_STEPS):
-        return False, ("you decay over all 1000 steps, so the rate jumps down at step 100. Decay over the "
-                       "remaining 900 steps: factor (1000 - step) / (1000 - 100).")
+        return False, (
+            "you decay over all 1000 steps, so the rate jumps down at step 100. Decay over the "
+            "remaining 900 steps: factor (1000 - step) / (1000 - 100)."
+        )
     slope_early, slope_late = (at[250] - at[550]) / 300, (at[550] - at[900]) / 350
-    if close(at[100], PEAK_LR) and abs(slope_early - slope_late) > 0.05 * max(abs(slope_early), abs(slope_late)):
-        return False, ("after the warm-up your rate falls along a curve, not a straight line (an exponential or "
-                       "cosine decay?). BERT decays linearly: the same drop every step, reaching 0 at step 1000.")
+    if close(at[100], PEAK_LR) and abs(slope_early - slope_late) > 0.05 * max(
+        abs(slope_early), abs(slope_late)
+    ):
+        return False, (
+            "after the warm-up your rate falls along a curve, not a straight line (an exponential or "
+            "cosine decay?). BERT decays linearly: the same drop every step, reaching 0 at step 1000."
+        )
     for s in (50, 550, 900):
         if not close(at[s], _reference(s, True)) and not close(at[s], _reference(s, False)):
-            return False, (f"lr_at({s}) = {at[s]:.6g}, expected {_reference(s, False):.6g} (or "
-                           f"{_reference(s, True):.6g} if your warm-up counts from step + 1). Peak 1e-3 at step "
-                           "100; linear up before, linear down to 0 at step 1000 after.")
+            return False, (
+                f"lr_at({s}) = {at[s]:.6g}, expected {_reference(s, False):.6g} (or "
+                f"{_reference(s, True):.6g} if your warm-up counts from step + 1). Peak 1e-3 at step "
+                "100; linear up before, linear down to 0 at step 1000 after."
+            )
     return False, "close, but not everywhere: check the ends (step 0, 99, 100 and 999)."
 
 
@@ -92,9 +109,11 @@ lr_schedule = Exercise(
     "Write `lr_at(step)`: the learning rate at optimizer step `step` (0, 1, 2, ...) for a run of 1000 steps "
     "with peak 1e-3, a linear warm-up over the first 100 steps, then a linear decay to 0 at step 1000.",
     check_lr_schedule,
-    hints=["Two pieces: `if step < 100:` a straight line from (about) 0 up to 1e-3, `else:` a straight line from "
-           "1e-3 at step 100 down to 0 at step 1000.",
-           "After the warm-up the factor is (1000 - step) / (1000 - 100): 1 at step 100, 0 at step 1000."],
+    hints=[
+        "Two pieces: `if step < 100:` a straight line from (about) 0 up to 1e-3, `else:` a straight line from "
+        "1e-3 at step 100 down to 0 at step 1000.",
+        "After the warm-up the factor is (1000 - step) / (1000 - 100): 1 at step 100, 0 at step 1000.",
+    ],
     solution_code="""
 def lr_at(step, peak=1e-3, warmup=100, total=1000):
     if step < warmup:
@@ -118,16 +137,29 @@ def exercise_model():
     tokenizer = BertTokenizer([*SPECIAL_TOKENS, *words])
     generator_state = torch.get_rng_state()
     torch.manual_seed(6)
-    config = BertConfig(vocab_size=tokenizer.vocab_size, hidden_size=32, num_hidden_layers=1, num_attention_heads=2,
-                        intermediate_size=64, max_position_embeddings=32, hidden_dropout_prob=0.5,
-                        attention_probs_dropout_prob=0.5, initializer_range=0.5)
+    config = BertConfig(
+        vocab_size=tokenizer.vocab_size,
+        hidden_size=32,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=32,
+        hidden_dropout_prob=0.5,
+        attention_probs_dropout_prob=0.5,
+        initializer_range=0.5,
+    )
     model = BertForPreTraining(config)
     torch.set_rng_state(generator_state)  # the checker must not move the notebook's random state
     return model, tokenizer
 
 
-_SENTENCES = ["the man eats the [MASK]", "the cat [MASK] the milk", "the [MASK] reads the book",
-              "a dog sees the [MASK]", "the woman drinks [MASK]"]
+_SENTENCES = [
+    "the man eats the [MASK]",
+    "the cat [MASK] the milk",
+    "the [MASK] reads the book",
+    "a dog sees the [MASK]",
+    "the woman drinks [MASK]",
+]
 
 
 def _reference_top1(model, tokenizer, sentence: str) -> str:
@@ -155,15 +187,22 @@ def check_fix_eval_dropout(fn: Callable) -> tuple[bool, str]:
             model.train()  # as it is right after a training loop
             got = [fn(model, tokenizer, s) for s in _SENTENCES]
             if not all(isinstance(w, str) for w in got):
-                return False, "return the predicted word as a string, e.g. 'meat' (use tokenizer.convert_ids_to_tokens)."
+                return (
+                    False,
+                    "return the predicted word as a string, e.g. 'meat' (use tokenizer.convert_ids_to_tokens).",
+                )
             if got != expected:
-                return False, ("your answers differ from the model's real prediction, and they change from "
-                               "call to call: dropout is still on (the model is in training mode), so "
-                               "every forward pass drops a random 50 % of the activations here. Call model.eval() "
-                               "before predicting (and use torch.no_grad() to skip the gradient bookkeeping).")
-    return True, ("same answer on every call, equal to the model's prediction with dropout off: model.eval() "
-                  "switches dropout off (and torch.no_grad() skips building the graph). Switch back with "
-                  "model.train() before training again.")
+                return False, (
+                    "your answers differ from the model's real prediction, and they change from "
+                    "call to call: dropout is still on (the model is in training mode), so "
+                    "every forward pass drops a random 50 % of the activations here. Call model.eval() "
+                    "before predicting (and use torch.no_grad() to skip the gradient bookkeeping)."
+                )
+    return True, (
+        "same answer on every call, equal to the model's prediction with dropout off: model.eval() "
+        "switches dropout off (and torch.no_grad() skips building the graph). Switch back with "
+        "model.train() before training again."
+    )
 
 
 fix_eval_dropout = Exercise(
@@ -171,9 +210,11 @@ fix_eval_dropout = Exercise(
     "`top1_word(model, tokenizer, sentence)` should return the model's best word for the [MASK], but called "
     "twice on the same sentence it can answer differently. Find the bug and fix the function.",
     check_fix_eval_dropout,
-    hints=["What does nn.Dropout do in training mode? Is the model in training mode when the loop has just "
-           "finished?",
-           "Call model.eval() before the forward pass (and wrap it in torch.no_grad()); dropout is then the identity."],
+    hints=[
+        "What does nn.Dropout do in training mode? Is the model in training mode when the loop has just "
+        "finished?",
+        "Call model.eval() before the forward pass (and wrap it in torch.no_grad()); dropout is then the identity.",
+    ],
     solution_code="""
 def top1_word(model, tokenizer, sentence):
     model.eval()                                   # dropout off: the prediction is deterministic

@@ -23,10 +23,31 @@ from bertedu.tokenizer import WordpieceTokenizer
 # 1. WordPiece: greedy longest-match-first
 
 #: A tiny WordPiece vocabulary for the exercise (a set of pieces; ``##`` marks a piece inside a word).
-VOCAB = frozenset({
-    "[UNK]", "un", "unwa", "##want", "##ed", "##nted", "play", "##ing", "##s", "##er",
-    "p", "##l", "##a", "##y", "dog", "d", "##o", "##g", "run", "##n", "##i",
-})
+VOCAB = frozenset(
+    {
+        "[UNK]",
+        "un",
+        "unwa",
+        "##want",
+        "##ed",
+        "##nted",
+        "play",
+        "##ing",
+        "##s",
+        "##er",
+        "p",
+        "##l",
+        "##a",
+        "##y",
+        "dog",
+        "d",
+        "##o",
+        "##g",
+        "run",
+        "##n",
+        "##i",
+    }
+)
 
 #: The words the checker tokenizes (the first ones are printed in the notebook).
 WORDS = ("playing", "unwanted", "dogs", "running", "pay", "player", "dogx", "xyz")
@@ -69,26 +90,37 @@ def check_wordpiece(fn) -> tuple[bool, str]:
             continue
         if any(p not in VOCAB for p in got):
             bad = [p for p in got if p not in VOCAB]
-            hint = (" Pieces after the first one carry the '##' prefix when you look them up."
-                    if any("##" + p in VOCAB for p in bad) else "")
+            hint = (
+                " Pieces after the first one carry the '##' prefix when you look them up."
+                if any("##" + p in VOCAB for p in bad)
+                else ""
+            )
             return False, f"for {word!r} you return {got}, but {bad} is not in the vocabulary.{hint}"
         if got == _shortest_first(word):
-            return False, (f"for {word!r} you return {got}; BERT gives {expected}. You take the shortest "
-                           "match; WordPiece takes the *longest* piece in the vocabulary at each step "
-                           "(start with the whole rest of the word and shrink it from the right).")
+            return False, (
+                f"for {word!r} you return {got}; BERT gives {expected}. You take the shortest "
+                "match; WordPiece takes the *longest* piece in the vocabulary at each step "
+                "(start with the whole rest of the word and shrink it from the right)."
+            )
         if expected == ["[UNK]"]:
-            return False, (f"for {word!r} you return {got}; BERT gives ['[UNK]']. When some part of a word "
-                           "matches no piece, the *whole word* becomes a single [UNK] (not only the part).")
+            return False, (
+                f"for {word!r} you return {got}; BERT gives ['[UNK]']. When some part of a word "
+                "matches no piece, the *whole word* becomes a single [UNK] (not only the part)."
+            )
         return False, f"for {word!r} you return {got}; BERT gives {expected}."
-    return True, (f"all {len(WORDS)} words match bertedu.tokenizer.WordpieceTokenizer, e.g. 'unwanted' -> "
-                  f"{reference_wordpiece('unwanted')}: the longest piece wins at every step.")
+    return True, (
+        f"all {len(WORDS)} words match bertedu.tokenizer.WordpieceTokenizer, e.g. 'unwanted' -> "
+        f"{reference_wordpiece('unwanted')}: the longest piece wins at every step."
+    )
 
 
 wordpiece = Exercise(
     name="wordpiece",
-    prompt=("Write `wordpiece(word, vocab)`: cut one word into pieces of `vocab` (a set of strings), greedy "
-            "longest-match-first, '##' before every piece that continues a word, and ['[UNK]'] for the "
-            "whole word if some part matches nothing."),
+    prompt=(
+        "Write `wordpiece(word, vocab)`: cut one word into pieces of `vocab` (a set of strings), greedy "
+        "longest-match-first, '##' before every piece that continues a word, and ['[UNK]'] for the "
+        "whole word if some part matches nothing."
+    ),
     checker=check_wordpiece,
     hints=[
         "Keep a `start` index. At each step try `word[start:end]` for `end = len(word), len(word) - 1, …`; "
@@ -151,7 +183,10 @@ def check_segment_ids(fn) -> tuple[bool, str]:
         got = list(got)
         shown = " ".join(tokens)
         if len(got) != len(tokens):
-            return False, f"for `{shown}` you return {len(got)} ids for {len(tokens)} tokens: one id per token."
+            return (
+                False,
+                f"for `{shown}` you return {len(got)} ids for {len(tokens)} tokens: one id per token.",
+            )
         if got == expected:
             continue
         first_sep = tokens.index("[SEP]")
@@ -159,25 +194,35 @@ def check_segment_ids(fn) -> tuple[bool, str]:
         if sorted(set(got)) == [1, 2] or (set(got) <= {1, 2} and 0 not in got):
             return False, "segments are numbered from 0: sentence A is segment 0, sentence B segment 1."
         if got[first_sep] == 1 and expected[first_sep] == 0:
-            return False, (f"for `{shown}` the first [SEP] (position {first_sep}) gets segment 1, but it "
-                           "closes sentence A, so it belongs to segment 0.")
+            return False, (
+                f"for `{shown}` the first [SEP] (position {first_sep}) gets segment 1, but it "
+                "closes sentence A, so it belongs to segment 0."
+            )
         if len(seps) > 1 and got[seps[-1]] == 0:
-            return False, (f"for `{shown}` the final [SEP] gets segment 0, but it closes sentence B, "
-                           "so it belongs to segment 1.")
+            return False, (
+                f"for `{shown}` the final [SEP] gets segment 0, but it closes sentence B, "
+                "so it belongs to segment 1."
+            )
         if got[0] != 0:
             return False, "[CLS] starts sentence A: its segment id is 0."
         if "[PAD]" in tokens and got[: tokens.index("[PAD]")] == expected[: tokens.index("[PAD]")]:
-            return False, (f"for `{shown}` the real tokens are right but [PAD] tokens should get segment 0 "
-                           "(as BERT's and Hugging Face's tokenizers pad); the attention mask hides them anyway.")
+            return False, (
+                f"for `{shown}` the real tokens are right but [PAD] tokens should get segment 0 "
+                "(as BERT's and Hugging Face's tokenizers pad); the attention mask hides them anyway."
+            )
         return False, f"for `{shown}` you return {got}; expected {expected}."
-    return True, ("0 for [CLS], A and the first [SEP]; 1 for B and the final [SEP]; a single sentence is all "
-                  "0 (the same ids as BertTokenizer.create_token_type_ids_from_sequences).")
+    return True, (
+        "0 for [CLS], A and the first [SEP]; 1 for B and the final [SEP]; a single sentence is all "
+        "0 (the same ids as BertTokenizer.create_token_type_ids_from_sequences)."
+    )
 
 
 segment_ids = Exercise(
     name="segment_ids",
-    prompt=("Write `segment_ids(tokens)`: for a token list `[CLS] A [SEP] B [SEP]` (possibly with [PAD] at "
-            "the end, or a single sentence `[CLS] A [SEP]`) return the segment id of every token."),
+    prompt=(
+        "Write `segment_ids(tokens)`: for a token list `[CLS] A [SEP] B [SEP]` (possibly with [PAD] at "
+        "the end, or a single sentence `[CLS] A [SEP]`) return the segment id of every token."
+    ),
     checker=check_segment_ids,
     hints=[
         "Walk through the tokens with a current segment that starts at 0. Which token switches it to 1, "
@@ -204,8 +249,14 @@ ex.segment_ids.check(segment_ids)
 
 def _embedding_problem() -> tuple[BertEmbeddings, torch.Tensor, torch.Tensor]:
     """A small BertEmbeddings at BERT's initial scale (std 0.02), in float64 and eval mode, plus inputs."""
-    config = BertConfig(vocab_size=30, hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
-                        intermediate_size=32, max_position_embeddings=16)
+    config = BertConfig(
+        vocab_size=30,
+        hidden_size=16,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=32,
+        max_position_embeddings=16,
+    )
     gen = torch.Generator().manual_seed(0)
     emb = BertEmbeddings(config).double().eval()
     with torch.no_grad():
@@ -230,9 +281,9 @@ def _variant(emb, input_ids, token_type_ids, *, offset=0, eps=1e-12, segment=Tru
 
 _BUGS = {
     "offset": "the position ids start at 1: the first token ([CLS]) must use row 0 of W_position "
-              "(positions 0 … T−1, like BertEmbeddings' position_ids)",
+    "(positions 0 … T−1, like BertEmbeddings' position_ids)",
     "eps": "LayerNorm uses eps = 1e-5 (PyTorch's default); BERT's is 1e-12 (config.layer_norm_eps). At BERT's "
-           "initial scale the sum's variance is only about 0.001, so 1e-5 changes every vector by {change:.1%}",
+    "initial scale the sum's variance is only about 0.001, so 1e-5 changes every vector by {change:.1%}",
     "segment": "the segment embedding W_segment[s_i] is missing from the sum",
     "layer_norm": "the LayerNorm is missing: BERT normalises the sum of the three rows",
 }
@@ -254,8 +305,10 @@ def check_input_embeddings(fn) -> tuple[bool, str]:
             return False, f"expected shape (B, T, H) = {tuple(expected.shape)}, got {tuple(got.shape)}."
         got = got.double()
         if torch.allclose(got, expected, atol=1e-9, rtol=0):
-            return True, ("h⁽⁰⁾ = LayerNorm(W_token[x_i] + W_segment[s_i] + W_position[i]) with positions from 0 "
-                          "and eps 1e-12: the same as BertEmbeddings in eval mode.")
+            return True, (
+                "h⁽⁰⁾ = LayerNorm(W_token[x_i] + W_segment[s_i] + W_position[i]) with positions from 0 "
+                "and eps 1e-12: the same as BertEmbeddings in eval mode."
+            )
         wrong_eps = _variant(emb, input_ids, token_type_ids, eps=1e-5)
         change = ((wrong_eps - expected).norm() / expected.norm()).item()
         for offset in (0, 1):
@@ -264,25 +317,43 @@ def check_input_embeddings(fn) -> tuple[bool, str]:
                     for layer_norm in (True, False):
                         if layer_norm is False and eps != 1e-12:
                             continue
-                        candidate = _variant(emb, input_ids, token_type_ids, offset=offset, eps=eps,
-                                             segment=segment, layer_norm=layer_norm)
+                        candidate = _variant(
+                            emb,
+                            input_ids,
+                            token_type_ids,
+                            offset=offset,
+                            eps=eps,
+                            segment=segment,
+                            layer_norm=layer_norm,
+                        )
                         if torch.allclose(got, candidate, atol=1e-9, rtol=0):
-                            bugs = [name for name, is_bug in (("offset", offset == 1), ("eps", eps == 1e-5),
-                                                              ("segment", not segment),
-                                                              ("layer_norm", not layer_norm)) if is_bug]
+                            bugs = [
+                                name
+                                for name, is_bug in (
+                                    ("offset", offset == 1),
+                                    ("eps", eps == 1e-5),
+                                    ("segment", not segment),
+                                    ("layer_norm", not layer_norm),
+                                )
+                                if is_bug
+                            ]
                             found = "; ".join(_BUGS[b].format(change=change) for b in bugs)
                             more = f" ({len(bugs)} problems left)" if len(bugs) > 1 else ""
                             return False, f"your output matches h⁽⁰⁾ computed with a mistake{more}: {found}."
     diff = (got - expected).abs().max().item()
-    return False, (f"not yet (largest difference {diff:.3g}): sum the rows W_token[x_i] + W_segment[s_i] + "
-                   "W_position[i] with positions 0 … T−1, then LayerNorm with BERT's eps 1e-12.")
+    return False, (
+        f"not yet (largest difference {diff:.3g}): sum the rows W_token[x_i] + W_segment[s_i] + "
+        "W_position[i] with positions 0 … T−1, then LayerNorm with BERT's eps 1e-12."
+    )
 
 
 input_embeddings = Exercise(
     name="input_embeddings",
-    prompt=("Find the bugs: `input_embeddings(emb, input_ids, token_type_ids)` should compute "
-            "h⁽⁰⁾ = LayerNorm(W_token[x_i] + W_segment[s_i] + W_position[i]) from the tables of a "
-            "BertEmbeddings `emb`, exactly as `emb(input_ids, token_type_ids)` does in eval mode."),
+    prompt=(
+        "Find the bugs: `input_embeddings(emb, input_ids, token_type_ids)` should compute "
+        "h⁽⁰⁾ = LayerNorm(W_token[x_i] + W_segment[s_i] + W_position[i]) from the tables of a "
+        "BertEmbeddings `emb`, exactly as `emb(input_ids, token_type_ids)` does in eval mode."
+    ),
     checker=check_input_embeddings,
     hints=[
         "Which row of W_position does the first token ([CLS]) use? Print the position ids you build.",

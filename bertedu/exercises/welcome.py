@@ -18,10 +18,15 @@ def check_expected_masked(answer, n_tokens: int = 200) -> tuple[bool, str]:
         return False, f"give a number (an int or a float), not {type(answer).__name__} {answer!r}."
     expected = MASK_RATE * n_tokens
     if abs(value - expected) < 1e-9:
-        return True, f"15 % of {n_tokens} tokens is {expected:g}: BERT predicts about {expected:g} tokens per sequence."
+        return (
+            True,
+            f"15 % of {n_tokens} tokens is {expected:g}: BERT predicts about {expected:g} tokens per sequence.",
+        )
     if abs(value - 0.8 * expected) < 1e-9:
-        return False, (f"{value:g} is the number replaced by [MASK] (80 % of the selected tokens). The question "
-                       "asks for every selected token, including the 10 % random and 10 % unchanged ones.")
+        return False, (
+            f"{value:g} is the number replaced by [MASK] (80 % of the selected tokens). The question "
+            "asks for every selected token, including the 10 % random and 10 % unchanged ones."
+        )
     if abs(value - 15) < 1e-9 or abs(value - 0.15) < 1e-9:
         return False, f"{value:g} is the rate, not a count: multiply the rate by the {n_tokens} tokens."
     return False, f"{value:g} is not 15 % of {n_tokens}. Multiply {n_tokens} by 0.15."
@@ -31,7 +36,9 @@ expected_masked = Exercise(
     name="expected_masked",
     prompt="BERT selects 15 % of the tokens of a sequence for prediction. How many of 200 tokens, on average?",
     checker=check_expected_masked,
-    hints=["15 % means 0.15 of the tokens.",
-           "Selected tokens are then split 80/10/10, but all of them are predicted."],
+    hints=[
+        "15 % means 0.15 of the tokens.",
+        "Selected tokens are then split 80/10/10, but all of them are predicted.",
+    ],
     solution_code="answer = 0.15 * 200   # 30 tokens are predicted; 24 of them are shown as [MASK]",
 )

@@ -32,14 +32,19 @@ def _find(notebook: str, ids: Sequence[str]) -> list[Question]:
             raise ValueError(f"Question ids are strings, got {qid!r}.")
         if qid not in known:
             close = difflib.get_close_matches(qid, known, n=3)
-            hint = f" Did you mean {', '.join(map(repr, close))}?" if close else f" Its questions: {', '.join(known)}."
+            hint = (
+                f" Did you mean {', '.join(map(repr, close))}?"
+                if close
+                else f" Its questions: {', '.join(known)}."
+            )
             raise ValueError(f"Bank {notebook!r} has no question {qid!r}.{hint}")
         out.append(bank.question(qid))
     return out
 
 
-def ask(notebook: str, ids: str | Sequence[str] | None = None, *,
-        language: str | None = None) -> QuestionWidget | QuizSection:
+def ask(
+    notebook: str, ids: str | Sequence[str] | None = None, *, language: str | None = None
+) -> QuestionWidget | QuizSection:
     """Show one question (``ids`` a string) or several (a list; ``None`` = the whole bank).
 
     ``quiz.ask("03_masking_strategy", "select-fraction")`` → a question widget;
@@ -50,8 +55,9 @@ def ask(notebook: str, ids: str | Sequence[str] | None = None, *,
     return section(notebook, ids, language=language)
 
 
-def section(notebook: str, ids: Sequence[str] | None = None, *, title: dict | None = None,
-            language: str | None = None) -> QuizSection:
+def section(
+    notebook: str, ids: Sequence[str] | None = None, *, title: dict | None = None, language: str | None = None
+) -> QuizSection:
     """Several questions of one bank under one title (default: the bank's title), in bank order
     unless ``ids`` gives an order. Introduced in notebook 00."""
     bank = load_bank(notebook)
@@ -63,8 +69,14 @@ def section(notebook: str, ids: Sequence[str] | None = None, *, title: dict | No
     return QuizSection(questions, title=title or bank.title, language=language)
 
 
-def flashcards(notebook: str | None = None, deck: str | None = None, *, shuffle: bool = False, seed: int = 0,
-               language: str | None = None) -> FlashcardDeck:
+def flashcards(
+    notebook: str | None = None,
+    deck: str | None = None,
+    *,
+    shuffle: bool = False,
+    seed: int = 0,
+    language: str | None = None,
+) -> FlashcardDeck:
     """A flashcard deck: the cards of ``notebook`` (all its decks, or one ``deck``), or with
     ``notebook=None`` every card of ``deck`` across all banks (e.g. ``deck="part-c"``).
 
@@ -87,8 +99,14 @@ def flashcards(notebook: str | None = None, deck: str | None = None, *, shuffle:
     return FlashcardDeck(cards, title=title, language=language)
 
 
-def review(n: int = 12, seed: int = 0, *, notebooks: Iterable[str] | None = None,
-           paper_parts: Iterable[str] | None = None, language: str | None = None) -> QuizSection:
+def review(
+    n: int = 12,
+    seed: int = 0,
+    *,
+    notebooks: Iterable[str] | None = None,
+    paper_parts: Iterable[str] | None = None,
+    language: str | None = None,
+) -> QuizSection:
     """A mixed quiz of ``n`` questions drawn from every bank (or the given ``notebooks`` / ``paper_parts``).
 
     Banks take turns, so every bank contributes before any bank gives a second question; ``seed`` fixes
@@ -135,7 +153,11 @@ def export_progress(path: str | Path) -> Path:
 def reset_progress(notebook: str | None = None, *, confirm: bool = False):
     """Erase progress of one notebook (or all). Without ``confirm=True`` it only returns a widget that
     asks first; with ``confirm=True`` it erases at once and returns how many notebooks were erased."""
-    if notebook is not None and notebook not in bank_names() and notebook not in get_store().data["notebooks"]:
+    if (
+        notebook is not None
+        and notebook not in bank_names()
+        and notebook not in get_store().data["notebooks"]
+    ):
         load_bank(notebook)  # a typo fails loudly (naming the banks), rather than "erasing" nothing
     if not confirm:
         return ResetConfirmation(notebook)

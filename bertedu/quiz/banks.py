@@ -151,9 +151,7 @@ def _construct_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode, deep: b
     for key_node, _ in node.value:
         key = loader.construct_object(key_node, deep=deep)
         if key in seen:
-            raise yaml.constructor.ConstructorError(
-                None, None, f"duplicate key {key!r}", key_node.start_mark
-            )
+            raise yaml.constructor.ConstructorError(None, None, f"duplicate key {key!r}", key_node.start_mark)
         seen.add(key)
     return loader.construct_mapping(node, deep=deep)
 
@@ -212,7 +210,9 @@ def load_bank(notebook: str) -> Bank:
     name = name[:-6] if name.endswith(".ipynb") else name
     names = bank_names()
     if name not in names:
-        raise ValueError(f"No question bank named {notebook!r}. Banks available: {', '.join(names) or '(none)'}.")
+        raise ValueError(
+            f"No question bank named {notebook!r}. Banks available: {', '.join(names) or '(none)'}."
+        )
     resource = _banks_dir() / f"{name}.yaml"
     data = read_yaml(resource.read_text(encoding="utf-8"), f"{name}.yaml")
     return bank_from_data(data, f"{name}.yaml")
@@ -231,10 +231,14 @@ def bank_from_data(data: Any, source: str) -> Bank:
     notebook = data["notebook"]
     questions = tuple(_question(q, notebook) for q in data.get("questions") or [])
     cards = tuple(
-        Flashcard(id=c["id"], deck=c["deck"], notebook=notebook, front=_text(c["front"]), back=_text(c["back"]))
+        Flashcard(
+            id=c["id"], deck=c["deck"], notebook=notebook, front=_text(c["front"]), back=_text(c["back"])
+        )
         for c in data.get("flashcards") or []
     )
-    return Bank(notebook=notebook, title=_text(data["title"]), questions=questions, flashcards=cards, source=source)
+    return Bank(
+        notebook=notebook, title=_text(data["title"]), questions=questions, flashcards=cards, source=source
+    )
 
 
 _ZH_CHAR = r"[\u2014\u2018-\u201f\u2026\u3000-\u303f\u3400-\u9fff\uff00-\uffef]"
@@ -252,7 +256,9 @@ def _text(value: Mapping[str, str] | None) -> Text | None:
 
 def _question(q: Mapping[str, Any], notebook: str) -> Question:
     options = tuple(
-        Option(text=_text(o["text"]), correct=bool(o.get("correct", False)), explanation=_text(o["explanation"]))
+        Option(
+            text=_text(o["text"]), correct=bool(o.get("correct", False)), explanation=_text(o["explanation"])
+        )
         for o in q.get("options") or []
     )
     blanks = []
@@ -266,18 +272,35 @@ def _question(q: Mapping[str, Any], notebook: str) -> Question:
                 answers = tuple(str(a) for a in raw)
                 by_lang = {}
             blanks.append(
-                Blank(kind="text", label=_text(b.get("label")), answers=answers, answers_by_language=by_lang,
-                      case_sensitive=bool(b.get("case_sensitive", False)))
+                Blank(
+                    kind="text",
+                    label=_text(b.get("label")),
+                    answers=answers,
+                    answers_by_language=by_lang,
+                    case_sensitive=bool(b.get("case_sensitive", False)),
+                )
             )
         else:
             blanks.append(
-                Blank(kind="numeric", label=_text(b.get("label")), value=float(b["value"]),
-                      tolerance=float(b["tolerance"]), unit=b.get("unit"))
+                Blank(
+                    kind="numeric",
+                    label=_text(b.get("label")),
+                    value=float(b["value"]),
+                    tolerance=float(b["tolerance"]),
+                    unit=b.get("unit"),
+                )
             )
     return Question(
-        id=q["id"], type=q["type"], notebook=notebook, prompt=_text(q["prompt"]),
-        topic=str(q.get("topic") or notebook), paper_part=q.get("paper_part"), options=options,
-        blanks=tuple(blanks), explanation=_text(q.get("explanation")), hint=_text(q.get("hint")),
+        id=q["id"],
+        type=q["type"],
+        notebook=notebook,
+        prompt=_text(q["prompt"]),
+        topic=str(q.get("topic") or notebook),
+        paper_part=q.get("paper_part"),
+        options=options,
+        blanks=tuple(blanks),
+        explanation=_text(q.get("explanation")),
+        hint=_text(q.get("hint")),
     )
 
 
@@ -297,7 +320,9 @@ def _is_prose(text: str) -> bool:
 def _check_text(value: Any, where: str, field_name: str, out: list[str], *, sentence: bool = False) -> None:
     """A bilingual string: a mapping with non-empty ``en`` and ``zh`` strings and nothing else."""
     if not isinstance(value, Mapping):
-        out.append(f"{where}: '{field_name}' must be a mapping {{en: ..., zh: ...}}, got {type(value).__name__}")
+        out.append(
+            f"{where}: '{field_name}' must be a mapping {{en: ..., zh: ...}}, got {type(value).__name__}"
+        )
         return
     for lang in LANGUAGES:
         text = value.get(lang)
@@ -311,7 +336,14 @@ def _check_text(value: Any, where: str, field_name: str, out: list[str], *, sent
     if extra:
         out.append(f"{where}: '{field_name}' has unknown language key(s) {extra}; use {list(LANGUAGES)}")
     zh, en = value.get("zh"), value.get("en")
-    if sentence and isinstance(zh, str) and zh.strip() and isinstance(en, str) and _is_prose(en) and not _CJK.search(zh):
+    if (
+        sentence
+        and isinstance(zh, str)
+        and zh.strip()
+        and isinstance(en, str)
+        and _is_prose(en)
+        and not _CJK.search(zh)
+    ):
         out.append(f"{where}: '{field_name}.zh' has no Chinese characters; is the translation missing?")
 
 
@@ -333,9 +365,13 @@ def validate_bank_data(data: Any, source: str) -> list[str]:
     stem = Path(source).name.rsplit(".", 1)[0]
     notebook = data.get("notebook")
     if not isinstance(notebook, str) or not NOTEBOOK_PATTERN.match(notebook):
-        out.append(f"{source}: 'notebook' must be the file name without .yaml (e.g. '03_masking_strategy'), got {notebook!r}")
+        out.append(
+            f"{source}: 'notebook' must be the file name without .yaml (e.g. '03_masking_strategy'), got {notebook!r}"
+        )
     elif notebook != stem:
-        out.append(f"{source}: 'notebook' is {notebook!r} but must equal the file name without .yaml ({stem!r})")
+        out.append(
+            f"{source}: 'notebook' is {notebook!r} but must equal the file name without .yaml ({stem!r})"
+        )
     if "title" not in data:
         out.append(f"{source}: 'title' is missing")
     else:
@@ -428,7 +464,11 @@ def _validate_question(q: Any, n: int, source: str, seen: set[str], out: list[st
                 out.append(f"{ow}: 'explanation' is missing (every option explains why it is right or wrong)")
             else:
                 _check_text(o["explanation"], ow, "explanation", out, sentence=True)
-        texts = [o["text"].get("en") for o in options if isinstance(o, Mapping) and isinstance(o.get("text"), Mapping)]
+        texts = [
+            o["text"].get("en")
+            for o in options
+            if isinstance(o, Mapping) and isinstance(o.get("text"), Mapping)
+        ]
         if len(texts) != len(set(texts)):
             out.append(f"{where}: two options have the same English text")
         if qtype == "single" and n_correct != 1:
@@ -462,11 +502,15 @@ def _validate_blank(b: Any, bw: str, out: list[str]) -> None:
         if isinstance(answers, Mapping) and set(map(str, answers)) - set(LANGUAGES):
             out.append(f"{bw}: 'answers' by language may only use the keys {list(LANGUAGES)}")
         ok = bool(lists) and all(
-            isinstance(lst, list) and lst and all(isinstance(a, (str, int, float)) and str(a).strip() for a in lst)
+            isinstance(lst, list)
+            and lst
+            and all(isinstance(a, (str, int, float)) and str(a).strip() for a in lst)
             for lst in lists
         )
         if not ok:
-            out.append(f"{bw}: 'answers' must be a non-empty list of non-empty strings (or {{en: [...], zh: [...]}})")
+            out.append(
+                f"{bw}: 'answers' must be a non-empty list of non-empty strings (or {{en: [...], zh: [...]}})"
+            )
         if "case_sensitive" in b and not isinstance(b["case_sensitive"], bool):
             out.append(f"{bw}: 'case_sensitive' must be true or false")
     elif kind == "numeric":

@@ -237,11 +237,15 @@ def _choice_indices(question: Question, answer: object) -> tuple[int, ...]:
         return ()
     if question.type == "single":
         if isinstance(answer, (list, tuple, set, frozenset)):
-            raise ValueError(f"Question {question.id!r} is single-choice: give one option index, got {answer!r}.")
+            raise ValueError(
+                f"Question {question.id!r} is single-choice: give one option index, got {answer!r}."
+            )
         picks = (answer,)
     else:
         if isinstance(answer, (str, bytes)) or not isinstance(answer, Iterable):
-            raise ValueError(f"Question {question.id!r} is multiple-choice: give a list of option indices, got {answer!r}.")
+            raise ValueError(
+                f"Question {question.id!r} is multiple-choice: give a list of option indices, got {answer!r}."
+            )
         picks = tuple(answer)
     out = []
     for i in picks:
@@ -263,8 +267,13 @@ def grade(question: Question, answer: object, language: str | None = None) -> Re
     """
     lang = resolve(language)
     explanation = pick(question.explanation, lang)
-    base = dict(question_id=question.id, notebook=question.notebook, kind=question.type, language=lang,
-                explanation=explanation)
+    base = dict(
+        question_id=question.id,
+        notebook=question.notebook,
+        kind=question.type,
+        language=lang,
+        explanation=explanation,
+    )
 
     if question.type in ("single", "multiple"):
         picks = _choice_indices(question, answer)
@@ -272,8 +281,13 @@ def grade(question: Question, answer: object, language: str | None = None) -> Re
             need = "need_single" if question.type == "single" else "need_multiple"
             return Result(answered=False, score=0.0, is_correct=False, message=t(need, lang), **base)
         options = tuple(
-            OptionFeedback(index=i, text=pick(o.text, lang), selected=i in picks, correct=o.correct,
-                           explanation=pick(o.explanation, lang))
+            OptionFeedback(
+                index=i,
+                text=pick(o.text, lang),
+                selected=i in picks,
+                correct=o.correct,
+                explanation=pick(o.explanation, lang),
+            )
             for i, o in enumerate(question.options)
         )
         n_correct = len(question.correct_indices)
@@ -283,8 +297,14 @@ def grade(question: Question, answer: object, language: str | None = None) -> Re
         score = 1.0 if is_correct else max(0.0, (right - wrong) / n_correct)
         if question.type == "single":
             score = 1.0 if is_correct else 0.0
-        return Result(answered=True, score=score, is_correct=is_correct, message=_message(is_correct, score, lang),
-                      options=options, **base)
+        return Result(
+            answered=True,
+            score=score,
+            is_correct=is_correct,
+            message=_message(is_correct, score, lang),
+            options=options,
+            **base,
+        )
 
     # fill-in
     givens = [answer] if isinstance(answer, str) else list(answer or [])
@@ -298,12 +318,26 @@ def grade(question: Question, answer: object, language: str | None = None) -> Re
     blanks = []
     for i, (blank, given) in enumerate(zip(question.blanks, givens)):
         ok, readable = grade_blank(blank, given)
-        blanks.append(BlankFeedback(index=i, label=blank_label(blank, i, lang), given=given.strip(), correct=ok,
-                                    expected=expected_text(blank, lang), readable=readable))
+        blanks.append(
+            BlankFeedback(
+                index=i,
+                label=blank_label(blank, i, lang),
+                given=given.strip(),
+                correct=ok,
+                expected=expected_text(blank, lang),
+                readable=readable,
+            )
+        )
     score = sum(b.correct for b in blanks) / len(blanks)
     is_correct = all(b.correct for b in blanks)
-    return Result(answered=True, score=score, is_correct=is_correct, message=_message(is_correct, score, lang),
-                  blanks=tuple(blanks), **base)
+    return Result(
+        answered=True,
+        score=score,
+        is_correct=is_correct,
+        message=_message(is_correct, score, lang),
+        blanks=tuple(blanks),
+        **base,
+    )
 
 
 def _message(is_correct: bool, score: float, lang: str) -> str:
@@ -326,7 +360,11 @@ def solution_lines(question: Question, language: str | None = None) -> Sequence[
     lang = resolve(language)
     if question.type in ("single", "multiple"):
         return [
-            (t("is_correct_option" if o.correct else "is_wrong_option", lang), pick(o.text, lang), pick(o.explanation, lang))
+            (
+                t("is_correct_option" if o.correct else "is_wrong_option", lang),
+                pick(o.text, lang),
+                pick(o.explanation, lang),
+            )
             for o in question.options
         ]
     return [

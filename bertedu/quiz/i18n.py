@@ -83,7 +83,10 @@ UI: dict[str, dict[str, str]] = {
     "card_position": {"en": "Card {i} of {n}", "zh": "第 {i} 张，共 {n} 张"},
     "marked_known": {"en": "✔ marked as known", "zh": "✔ 已标记为记住"},
     "marked_unknown": {"en": "✖ marked as not yet known", "zh": "✖ 已标记为还没记住"},
-    "session_tally": {"en": "this session: {known} known, {unknown} not yet", "zh": "本次：记住 {known} 张，还没记住 {unknown} 张"},
+    "session_tally": {
+        "en": "this session: {known} known, {unknown} not yet",
+        "zh": "本次：记住 {known} 张，还没记住 {unknown} 张",
+    },
     "keyboard_help": {
         "en": "Keyboard: Tab moves between the buttons; Enter or Space presses the focused one.",
         "zh": "键盘操作：Tab 在按钮之间移动；Enter 或空格键按下当前按钮。",
@@ -102,7 +105,10 @@ UI: dict[str, dict[str, str]] = {
     },
     # sections and review
     "question_number": {"en": "Question {i} of {n}", "zh": "第 {i} 题，共 {n} 题"},
-    "review_title": {"en": "Review: {n} questions from the whole course", "zh": "复习：来自整个课程的 {n} 道题"},
+    "review_title": {
+        "en": "Review: {n} questions from the whole course",
+        "zh": "复习：来自整个课程的 {n} 道题",
+    },
     # progress summary
     "progress_title": {"en": "Your quiz progress", "zh": "你的测验进度"},
     "col_notebook": {"en": "Notebook", "zh": "笔记本"},
@@ -200,4 +206,3 @@ def t(key: str, lang: str | None = None, **fields: object) -> str:
     except KeyError:
         raise ValueError(f"No UI string named {key!r} in bertedu.quiz.i18n.UI.") from None
     return entry[resolve(lang)].format(**fields)
-

@@ -68,8 +68,11 @@ def _problem(data: Any) -> str | None:
         if not isinstance(nb, dict):
             return f"notebook {name!r} is not an object"
         for qid, entry in (nb.get("questions") or {}).items():
-            if not (isinstance(entry, dict) and isinstance(entry.get("attempts"), int)
-                    and all(isinstance(entry.get(k), (int, float)) for k in ("best", "last"))):
+            if not (
+                isinstance(entry, dict)
+                and isinstance(entry.get("attempts"), int)
+                and all(isinstance(entry.get(k), (int, float)) for k in ("best", "last"))
+            ):
                 return f"question {name}/{qid} is malformed"
         for cid, entry in (nb.get("cards") or {}).items():
             if not (isinstance(entry, dict) and isinstance(entry.get("known"), bool)):
@@ -104,7 +107,10 @@ class ProgressStore:
         try:
             data = json.loads(self.path.read_text(encoding="utf-8"))
             problem = _problem(data)
-        except (UnicodeDecodeError, json.JSONDecodeError) as err:  # an unreadable disk (OSError) is not "corrupt"
+        except (
+            UnicodeDecodeError,
+            json.JSONDecodeError,
+        ) as err:  # an unreadable disk (OSError) is not "corrupt"
             problem = f"{type(err).__name__}: {err}"
         if problem is None:
             return data
@@ -150,7 +156,9 @@ class ProgressStore:
 
         def change(data):
             nb = data["notebooks"].setdefault(notebook, {})
-            entry = nb.setdefault("questions", {}).setdefault(question_id, {"attempts": 0, "best": 0.0, "last": 0.0})
+            entry = nb.setdefault("questions", {}).setdefault(
+                question_id, {"attempts": 0, "best": 0.0, "last": 0.0}
+            )
             entry["attempts"] += 1
             entry["last"] = float(score)
             entry["best"] = max(float(entry["best"]), float(score))
@@ -209,7 +217,9 @@ class ProgressStore:
         self.reload()
         target = Path(path).expanduser()
         if target.is_dir():
-            raise ValueError(f"{target} is a folder; give a file name such as {target / 'progress-backup.json'}.")
+            raise ValueError(
+                f"{target} is a folder; give a file name such as {target / 'progress-backup.json'}."
+            )
         return atomic_write_json(target, self._data)
 
     def reset(self, notebook: str | None = None) -> int:

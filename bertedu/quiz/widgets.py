@@ -109,7 +109,9 @@ class _QuizWidget(widgets.VBox):
         self._syncing = True
         try:
             self.language.value = self.lang
-            self.language.tooltips = [f"{t('language_tooltip', self.lang)}: {_LANGUAGE_NAMES[lang]}" for lang in LANGUAGES]
+            self.language.tooltips = [
+                f"{t('language_tooltip', self.lang)}: {_LANGUAGE_NAMES[lang]}" for lang in LANGUAGES
+            ]
         finally:
             self._syncing = False
         self._render()
@@ -141,8 +143,15 @@ class QuestionWidget(_QuizWidget):
 
     kind_key = ""
 
-    def __init__(self, question: Question, *, language: str | None = None, show_language_toggle: bool = True,
-                 record: bool = True, heading: str | None = None):
+    def __init__(
+        self,
+        question: Question,
+        *,
+        language: str | None = None,
+        show_language_toggle: bool = True,
+        record: bool = True,
+        heading: str | None = None,
+    ):
         super().__init__(language=language, show_language_toggle=show_language_toggle)
         self.question = question
         self.record = record
@@ -168,8 +177,15 @@ class QuestionWidget(_QuizWidget):
         self.solution_button.on_click(lambda _b: self.toggle_solution())
         _hide(self.hint_button, question.hint is None)
         self.buttons = widgets.HBox([self.submit, self.hint_button, self.solution_button])
-        self.children = [self.header, self.prompt, self.options_box, self.buttons, self.hint, self.feedback,
-                         self.solution]
+        self.children = [
+            self.header,
+            self.prompt,
+            self.options_box,
+            self.buttons,
+            self.hint,
+            self.feedback,
+            self.solution,
+        ]
         self.add_class("bertedu-quiz")
         self.add_class(f"bertedu-quiz-{question.id}")  # a handle for browser tests and custom CSS
         self.refresh()
@@ -231,11 +247,14 @@ class QuestionWidget(_QuizWidget):
         self._relabel_controls()
         self.submit.description = t("check", lang)
         self.hint_button.description = t("hint_hide" if self._show_hint else "hint_show", lang)
-        self.solution_button.description = t("solution_hide" if self._show_solution else "solution_show", lang)
+        self.solution_button.description = t(
+            "solution_hide" if self._show_solution else "solution_show", lang
+        )
         self.solution_button.tooltip = "" if self.result else t("solution_locked", lang)
         self.hint.value = (
             f'<div style="{_BOX}"><strong>{_esc(_heading(t("hint", lang), lang))}</strong> {markdown_to_html(pick(q.hint, lang))}</div>'
-            if self._show_hint and q.hint else ""
+            if self._show_hint and q.hint
+            else ""
         )
         if self.result is not None:
             self.result = grade(q, self._last_answer, lang)  # same verdict, texts in the new language
@@ -322,8 +341,11 @@ class SingleChoiceWidget(QuestionWidget):
     kind_key = "kind_single"
 
     def _make_controls(self) -> widgets.RadioButtons:
-        box = widgets.RadioButtons(options=[(str(i), i) for i in range(len(self.question.options))], value=None,
-                                   layout=widgets.Layout(width="auto"))
+        box = widgets.RadioButtons(
+            options=[(str(i), i) for i in range(len(self.question.options))],
+            value=None,
+            layout=widgets.Layout(width="auto"),
+        )
         return box
 
     def _relabel_controls(self) -> None:
@@ -372,7 +394,9 @@ class FillInWidget(QuestionWidget):
 
     def _make_controls(self) -> widgets.VBox:
         self.blanks = [
-            widgets.Text(value="", style={"description_width": "initial"}, layout=widgets.Layout(width="auto"))
+            widgets.Text(
+                value="", style={"description_width": "initial"}, layout=widgets.Layout(width="auto")
+            )
             for _ in self.question.blanks
         ]
         self._units = [widgets.HTML(_esc(b.unit or "")) for b in self.question.blanks]
@@ -409,14 +433,14 @@ def question_widget(question: Question, **kwargs) -> QuestionWidget:
 class QuizSection(_QuizWidget):
     """Several questions under one title and one language toggle."""
 
-    def __init__(self, questions: Sequence[Question], *, title=None, language: str | None = None,
-                 record: bool = True):
+    def __init__(
+        self, questions: Sequence[Question], *, title=None, language: str | None = None, record: bool = True
+    ):
         super().__init__(language=language)
         self._title_text = title  # {en, zh} mapping, a UI key tuple, or None
         n = len(questions)
         self.questions = [
-            question_widget(q, language=language, show_language_toggle=False, record=record,
-                            heading=None)
+            question_widget(q, language=language, show_language_toggle=False, record=record, heading=None)
             for q in questions
         ]
         self._numbers = [(i + 1, n) for i in range(n)]
@@ -449,7 +473,11 @@ class QuizSection(_QuizWidget):
 
     def static_text(self) -> str:
         lang = self.lang
-        parts = [self._section_title(lang), *(q.static_text(footer=False) for q in self.questions), t("static_quiz", lang)]
+        parts = [
+            self._section_title(lang),
+            *(q.static_text(footer=False) for q in self.questions),
+            t("static_quiz", lang),
+        ]
         return "\n\n".join(p for p in parts if p)
 
 
@@ -460,8 +488,9 @@ class FlashcardDeck(_QuizWidget):
     """Flashcards: Flip shows the other side; Previous / Next move (wrapping around); Known / Not yet
     records how well you know the card (saved in the progress file)."""
 
-    def __init__(self, cards: Sequence[Flashcard], *, title=None, language: str | None = None,
-                 record: bool = True):
+    def __init__(
+        self, cards: Sequence[Flashcard], *, title=None, language: str | None = None, record: bool = True
+    ):
         if not cards:
             raise ValueError("A flashcard deck needs at least one card.")
         super().__init__(language=language)
@@ -530,7 +559,9 @@ class FlashcardDeck(_QuizWidget):
         side = "back" if self.showing_back else "front"
         text = pick(card.back if self.showing_back else card.front, lang)
         self.title.value = f"<strong>{_esc(self._deck_title(lang))}</strong>"
-        self.position.value = f"{_esc(t('card_position', lang, i=self.index + 1, n=len(self.cards)))} · {_esc(t(side, lang))}"
+        self.position.value = (
+            f"{_esc(t('card_position', lang, i=self.index + 1, n=len(self.cards)))} · {_esc(t(side, lang))}"
+        )
         self.card.value = (
             f'<div style="{_BOX};min-height:5em" aria-live="polite">'
             f"<p><small>{_esc(t(side, lang))}</small></p>{markdown_to_html(text)}</div>"
@@ -597,14 +628,27 @@ class ProgressSummary(_QuizWidget):
             pct = f" ({round(100 * score / total)}%)" if total else ""
             cells = [name, f"{answered} / {total}", f"{score:.1f} / {total}{pct}", f"{known} / {cards}"]
             tag = "th" if bold else "td"
-            return "<tr>" + "".join(f"<{tag} style='text-align:left;padding:0 1em 0 0'>{_esc(c)}</{tag}>" for c in cells) + "</tr>"
+            return (
+                "<tr>"
+                + "".join(
+                    f"<{tag} style='text-align:left;padding:0 1em 0 0'>{_esc(c)}</{tag}>" for c in cells
+                )
+                + "</tr>"
+            )
 
         body = "".join(
-            line(f"{r.notebook} · {r.title}", r.answered, r.total, r.score, r.cards_known, r.cards_total) for r in rows
+            line(f"{r.notebook} · {r.title}", r.answered, r.total, r.score, r.cards_known, r.cards_total)
+            for r in rows
         )
-        body += line(t("total", lang), sum(r.answered for r in rows), sum(r.total for r in rows),
-                     sum(r.score for r in rows), sum(r.cards_known for r in rows), sum(r.cards_total for r in rows),
-                     bold=True)
+        body += line(
+            t("total", lang),
+            sum(r.answered for r in rows),
+            sum(r.total for r in rows),
+            sum(r.score for r in rows),
+            sum(r.cards_known for r in rows),
+            sum(r.cards_total for r in rows),
+            bold=True,
+        )
         return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
     def _render(self) -> None:
@@ -622,8 +666,10 @@ class ProgressSummary(_QuizWidget):
         lang = self.lang
         lines = [t("progress_title", lang)]
         for r in self.rows:
-            lines.append(f"  {r.notebook}: {r.answered}/{r.total} answered, score {r.score:.1f}, "
-                         f"cards {r.cards_known}/{r.cards_total}")
+            lines.append(
+                f"  {r.notebook}: {r.answered}/{r.total} answered, score {r.score:.1f}, "
+                f"cards {r.cards_known}/{r.cards_total}"
+            )
         return "\n".join(lines)
 
 

@@ -29,7 +29,9 @@ def to_numpy(x, name: str = "attention") -> np.ndarray:
     except (TypeError, ValueError) as err:
         raise ValueError(f"{name} must be a tensor or an array of numbers, got {type(x).__name__}.") from err
     if arr.size and not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} contains NaN or inf values; check the model's output (a fully masked row?).")
+        raise ValueError(
+            f"{name} contains NaN or inf values; check the model's output (a fully masked row?)."
+        )
     return arr
 
 
@@ -41,7 +43,9 @@ def layers_array(attentions) -> np.ndarray:
     """
     if isinstance(attentions, (tuple, list)):
         if len(attentions) == 0:
-            raise ValueError("attentions is empty: pass out.attentions from model(..., output_attentions=True).")
+            raise ValueError(
+                "attentions is empty: pass out.attentions from model(..., output_attentions=True)."
+            )
         per_layer = [to_numpy(a, f"attentions[{i}]") for i, a in enumerate(attentions)]
         for i, a in enumerate(per_layer):
             if a.ndim != 4:
@@ -50,7 +54,9 @@ def layers_array(attentions) -> np.ndarray:
                     "as returned by model(..., output_attentions=True)."
                 )
             if a.shape != per_layer[0].shape:
-                raise ValueError(f"attentions[{i}] has shape {a.shape} but attentions[0] has {per_layer[0].shape}.")
+                raise ValueError(
+                    f"attentions[{i}] has shape {a.shape} but attentions[0] has {per_layer[0].shape}."
+                )
         arr = np.stack(per_layer)  # (L, B, heads, T, T)
     else:
         arr = to_numpy(attentions, "attentions")
@@ -82,7 +88,9 @@ def stack_attentions(attentions, batch_index: int = 0) -> np.ndarray:
 def check_index(index, size: int, what: str) -> int:
     """``index`` as a non-negative int, or a ValueError naming ``what`` and the valid range."""
     if isinstance(index, bool) or not isinstance(index, (int, np.integer)) or not -size <= index < size:
-        raise ValueError(f"{what} {index!r} is out of range: this model has {size} {what}s (0 to {size - 1}).")
+        raise ValueError(
+            f"{what} {index!r} is out of range: this model has {size} {what}s (0 to {size - 1})."
+        )
     return int(index) % size
 
 
@@ -104,12 +112,16 @@ def attention_matrix(attentions, layer: int, head: int | str = "mean", *, batch_
 def check_tokens(tokens, length: int, name: str = "tokens") -> list[str]:
     """``tokens`` as a list of ``length`` strings, or a ValueError that says what is wrong."""
     if isinstance(tokens, str):
-        raise ValueError(f"{name} must be a list of token strings (e.g. tokenizer.convert_ids_to_tokens(ids)), "
-                         "not one string.")
+        raise ValueError(
+            f"{name} must be a list of token strings (e.g. tokenizer.convert_ids_to_tokens(ids)), "
+            "not one string."
+        )
     tokens = [str(t) for t in tokens]
     if len(tokens) != length:
-        raise ValueError(f"{name} has {len(tokens)} entries but the attention matrix covers {length} tokens; "
-                         "pass one label per position (including [CLS], [SEP] and [PAD]).")
+        raise ValueError(
+            f"{name} has {len(tokens)} entries but the attention matrix covers {length} tokens; "
+            "pass one label per position (including [CLS], [SEP] and [PAD])."
+        )
     return tokens
 
 
@@ -121,8 +133,10 @@ def real_positions(tokens: Sequence[str], attention_mask=None, pad_token: str = 
     if mask.ndim == 2 and mask.shape[0] == 1:
         mask = mask[0]
     if mask.shape != (len(tokens),):
-        raise ValueError(f"attention_mask has shape {mask.shape}; for one sequence it must be ({len(tokens)},) "
-                         "(use attention_mask[batch_index]).")
+        raise ValueError(
+            f"attention_mask has shape {mask.shape}; for one sequence it must be ({len(tokens)},) "
+            "(use attention_mask[batch_index])."
+        )
     return mask > 0.5
 
 
@@ -132,20 +146,26 @@ def check_rows(matrix: np.ndarray, real: np.ndarray, *, atol: float = ROW_SUM_AT
     Every weight is >= 0, every real query row sums to 1 and every padding key column is 0.
     """
     if matrix.min(initial=0.0) < -PAD_ATOL:
-        raise ValueError(f"attention weights must be >= 0 (found {matrix.min():.3g}); did you pass scores "
-                         "before the softmax? Pass check=False to plot an arbitrary matrix.")
+        raise ValueError(
+            f"attention weights must be >= 0 (found {matrix.min():.3g}); did you pass scores "
+            "before the softmax? Pass check=False to plot an arbitrary matrix."
+        )
     sums = matrix[real].sum(axis=-1)  # (T_real,)
     bad = np.flatnonzero(np.abs(sums - 1.0) > atol)
     if bad.size:
         row = int(np.flatnonzero(real)[bad[0]])
-        raise ValueError(f"attention rows must sum to 1 (softmax over the keys, the last axis), but row {row} "
-                         f"sums to {sums[bad[0]]:.4f}. Was the softmax taken over the wrong axis? "
-                         "Pass check=False to plot an arbitrary matrix.")
+        raise ValueError(
+            f"attention rows must sum to 1 (softmax over the keys, the last axis), but row {row} "
+            f"sums to {sums[bad[0]]:.4f}. Was the softmax taken over the wrong axis? "
+            "Pass check=False to plot an arbitrary matrix."
+        )
     if (~real).any():
         leaked = matrix[:, ~real].max()
         if leaked > PAD_ATOL:
-            raise ValueError(f"padding key columns carry attention (up to {leaked:.3g}) but must be 0: the "
-                             "attention mask must be applied to the keys (columns) before the softmax.")
+            raise ValueError(
+                f"padding key columns carry attention (up to {leaked:.3g}) but must be 0: the "
+                "attention mask must be applied to the keys (columns) before the softmax."
+            )
 
 
 # -----------------------------------------------------------------------------------------------------------
@@ -174,14 +194,23 @@ def sentence_b_start(tokens: Sequence[str], real: np.ndarray, sep_token: str = "
     """Position of segment B's first token (right after the first [SEP]), or None for one sentence."""
     for i, tok in enumerate(tokens):
         if tok == sep_token:
-            after = np.flatnonzero(real[i + 1:])
+            after = np.flatnonzero(real[i + 1 :])
             return i + 1 if after.size else None
     return None
 
 
-def make_view(matrix, tokens, *, attention_mask=None, hide_padding: bool = True, hide_keys: Sequence[str] = (),
-              renormalize: bool = False, check: bool = True, pad_token: str = "[PAD]",
-              sep_token: str = "[SEP]") -> AttentionView:
+def make_view(
+    matrix,
+    tokens,
+    *,
+    attention_mask=None,
+    hide_padding: bool = True,
+    hide_keys: Sequence[str] = (),
+    renormalize: bool = False,
+    check: bool = True,
+    pad_token: str = "[PAD]",
+    sep_token: str = "[SEP]",
+) -> AttentionView:
     """Validate one head's (T, T) attention and cut out what should be drawn. See :func:`plot_attention`."""
     matrix = to_numpy(matrix)
     if matrix.ndim != 2 or matrix.shape[0] != matrix.shape[1]:
@@ -190,7 +219,9 @@ def make_view(matrix, tokens, *, attention_mask=None, hide_padding: bool = True,
             hint = " For one head of out.attentions use out.attentions[layer][0, head] or viz.attention_matrix()."
         elif matrix.ndim == 3:
             hint = " This looks like (heads, T, T): pick one head, e.g. attn[head]."
-        raise ValueError(f"expected ONE head's attention, a square (T, T) matrix, got shape {matrix.shape}.{hint}")
+        raise ValueError(
+            f"expected ONE head's attention, a square (T, T) matrix, got shape {matrix.shape}.{hint}"
+        )
     tokens = check_tokens(tokens, matrix.shape[0])
     real = real_positions(tokens, attention_mask, pad_token)
     if check:
@@ -213,8 +244,15 @@ def make_view(matrix, tokens, *, attention_mask=None, hide_padding: bool = True,
         k = int((index < start).sum())  # shown positions that belong to [CLS] A [SEP]
         return k if 0 < k < len(index) else None
 
-    return AttentionView(shown, [tokens[i] for i in row_index], [tokens[i] for i in col_index],
-                         row_index, col_index, boundary(row_index), boundary(col_index))
+    return AttentionView(
+        shown,
+        [tokens[i] for i in row_index],
+        [tokens[i] for i in col_index],
+        row_index,
+        col_index,
+        boundary(row_index),
+        boundary(col_index),
+    )
 
 
 # -----------------------------------------------------------------------------------------------------------

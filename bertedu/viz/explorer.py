@@ -21,7 +21,9 @@ from .heatmaps import plot_attention
 MODEL_INPUTS = ("input_ids", "token_type_ids", "attention_mask")
 
 
-def compute_attentions(model, tokenizer, text: str, text_pair: str | None = None) -> tuple[list[str], np.ndarray]:
+def compute_attentions(
+    model, tokenizer, text: str, text_pair: str | None = None
+) -> tuple[list[str], np.ndarray]:
     """Run ``model`` on one sentence (or sentence pair) and return ``(tokens, attentions)``.
 
     ``attentions`` is a NumPy array (L, heads, T, T); ``tokens`` the T token strings, [CLS] and [SEP]
@@ -48,8 +50,10 @@ def compute_attentions(model, tokenizer, text: str, text_pair: str | None = None
         model.train(was_training)
     attentions = getattr(out, "attentions", None)
     if attentions is None:
-        raise ValueError("the model returned no attentions: call it with output_attentions=True support "
-                         "(Hugging Face models: load with attn_implementation='eager').")
+        raise ValueError(
+            "the model returned no attentions: call it with output_attentions=True support "
+            "(Hugging Face models: load with attn_implementation='eager')."
+        )
     tokens = list(tokenizer.convert_ids_to_tokens(inputs["input_ids"][0].tolist()))
     return tokens, stack_attentions(attentions, 0)  # list of T, (L, heads, T, T)
 
@@ -76,18 +80,31 @@ class AttentionExplorer:
     Introduced in notebook 08.
     """
 
-    def __init__(self, model=None, tokenizer=None, text: str = "The cat sat on the mat.",
-                 text_pair: str | None = None, *,
-                 attention_fn: Callable[[str, str | None], tuple[Sequence[str], object]] | None = None,
-                 layer: int = 0, head: int | str = "mean", hide_special: bool = False, renormalize: bool = False,
-                 special_tokens: Sequence[str] = ("[CLS]", "[SEP]"), height: int = 520, dpi: int = 100,
-                 cmap: str = "viridis"):
+    def __init__(
+        self,
+        model=None,
+        tokenizer=None,
+        text: str = "The cat sat on the mat.",
+        text_pair: str | None = None,
+        *,
+        attention_fn: Callable[[str, str | None], tuple[Sequence[str], object]] | None = None,
+        layer: int = 0,
+        head: int | str = "mean",
+        hide_special: bool = False,
+        renormalize: bool = False,
+        special_tokens: Sequence[str] = ("[CLS]", "[SEP]"),
+        height: int = 520,
+        dpi: int = 100,
+        cmap: str = "viridis",
+    ):
         import ipywidgets as widgets
 
         if attention_fn is None:
             if model is None or tokenizer is None:
-                raise ValueError("pass a model and its tokenizer, or attention_fn(text, text_pair) -> "
-                                 "(tokens, attentions).")
+                raise ValueError(
+                    "pass a model and its tokenizer, or attention_fn(text, text_pair) -> "
+                    "(tokens, attentions)."
+                )
             attention_fn = lambda t, p: compute_attentions(model, tokenizer, t, p)
         if not isinstance(height, int) or height < 200:
             raise ValueError(f"height is the output height in pixels (an integer >= 200), got {height!r}.")
@@ -107,25 +124,39 @@ class AttentionExplorer:
 
         wide = widgets.Layout(width="48%")
         self.text_box = widgets.Text(value=text, description="sentence", continuous_update=False, layout=wide)
-        self.pair_box = widgets.Text(value=text_pair or "", description="pair", continuous_update=False,
-                                     placeholder="optional second sentence", layout=wide)
-        self.layer_slider = widgets.IntSlider(value=0, min=0, max=0, description="layer", continuous_update=False)
+        self.pair_box = widgets.Text(
+            value=text_pair or "",
+            description="pair",
+            continuous_update=False,
+            placeholder="optional second sentence",
+            layout=wide,
+        )
+        self.layer_slider = widgets.IntSlider(
+            value=0, min=0, max=0, description="layer", continuous_update=False
+        )
         self.head_dropdown = widgets.Dropdown(options=[("mean", "mean")], value="mean", description="head")
-        self.hide_special = widgets.Checkbox(value=bool(hide_special), indent=False,
-                                             description=f"hide {'/'.join(self.special_tokens)} columns")
+        self.hide_special = widgets.Checkbox(
+            value=bool(hide_special),
+            indent=False,
+            description=f"hide {'/'.join(self.special_tokens)} columns",
+        )
         self.status = widgets.HTML(layout=widgets.Layout(min_height="1.5em"))
         self.output = widgets.Output(layout=widgets.Layout(height=f"{height}px", overflow="hidden"))
-        self.widget = widgets.VBox([
-            widgets.HBox([self.text_box, self.pair_box]),
-            widgets.HBox([self.layer_slider, self.head_dropdown, self.hide_special]),
-            self.status,
-            self.output,
-        ])
+        self.widget = widgets.VBox(
+            [
+                widgets.HBox([self.text_box, self.pair_box]),
+                widgets.HBox([self.layer_slider, self.head_dropdown, self.hide_special]),
+                self.status,
+                self.output,
+            ]
+        )
 
         if text.strip():
             self._compute(raise_errors=True)
             self.layer_slider.value = check_index(layer, self.attentions.shape[0], "layer")
-            self.head_dropdown.value = head if head == "mean" else check_index(head, self.attentions.shape[1], "head")
+            self.head_dropdown.value = (
+                head if head == "mean" else check_index(head, self.attentions.shape[1], "head")
+            )
             self._redraw()
         for control in (self.text_box, self.pair_box):
             control.observe(self._on_text, names="value")
@@ -136,12 +167,24 @@ class AttentionExplorer:
     @property
     def selection(self) -> dict:
         """The current choice: layer, head (int or "mean"), text, text_pair, hide_special, renormalize."""
-        return {"layer": self.layer_slider.value, "head": self.head_dropdown.value, "text": self._text,
-                "text_pair": self._text_pair, "hide_special": self.hide_special.value,
-                "renormalize": self.renormalize}
+        return {
+            "layer": self.layer_slider.value,
+            "head": self.head_dropdown.value,
+            "text": self._text,
+            "text_pair": self._text_pair,
+            "hide_special": self.hide_special.value,
+            "renormalize": self.renormalize,
+        }
 
-    def select(self, *, layer: int | None = None, head: int | str | None = None, text: str | None = None,
-               text_pair: str | None = None, hide_special: bool | None = None) -> dict:
+    def select(
+        self,
+        *,
+        layer: int | None = None,
+        head: int | str | None = None,
+        text: str | None = None,
+        text_pair: str | None = None,
+        hide_special: bool | None = None,
+    ) -> dict:
         """Set several controls at once (one recomputation/redraw) and return the new selection."""
         self._quiet = True
         try:
@@ -154,8 +197,9 @@ class AttentionExplorer:
             if layer is not None:
                 self.layer_slider.value = check_index(layer, self.attentions.shape[0], "layer")
             if head is not None:
-                self.head_dropdown.value = head if head == "mean" else check_index(head, self.attentions.shape[1],
-                                                                                   "head")
+                self.head_dropdown.value = (
+                    head if head == "mean" else check_index(head, self.attentions.shape[1], "head")
+                )
             if hide_special is not None:
                 self.hide_special.value = bool(hide_special)
         finally:
@@ -207,10 +251,14 @@ class AttentionExplorer:
         """A static Figure of the current view (closed: display it or pass it to save_figure)."""
         if self.attentions is None:
             raise ValueError("nothing to draw yet: type a sentence first.")
-        fig, ax = plt.subplots(figsize=(self.height / self.dpi * 1.15, (self.height - 8) / self.dpi),
-                               dpi=self.dpi, layout="constrained")
-        plot_attention(self._matrix(), self.tokens, ax=ax, title=self._title(), cmap=self.cmap,
-                       **self._view_options())
+        fig, ax = plt.subplots(
+            figsize=(self.height / self.dpi * 1.15, (self.height - 8) / self.dpi),
+            dpi=self.dpi,
+            layout="constrained",
+        )
+        plot_attention(
+            self._matrix(), self.tokens, ax=ax, title=self._title(), cmap=self.cmap, **self._view_options()
+        )
         plt.close(fig)
         return fig
 
@@ -253,6 +301,15 @@ class AttentionExplorer:
 
     def close(self) -> None:
         """Close every widget (frees the front-end views)."""
-        for control in (self.text_box, self.pair_box, self.layer_slider, self.head_dropdown, self.hide_special,
-                        self.status, self.output, *self.widget.children, self.widget):
+        for control in (
+            self.text_box,
+            self.pair_box,
+            self.layer_slider,
+            self.head_dropdown,
+            self.hide_special,
+            self.status,
+            self.output,
+            *self.widget.children,
+            self.widget,
+        ):
             control.close()

@@ -35,11 +35,14 @@ def save_figure(fig, path: str | os.PathLike, *, dpi: int = 150, **savefig_kwarg
     path = Path(path)
     fmt = path.suffix.lower().lstrip(".")
     if fmt not in FIGURE_FORMATS:
-        raise ValueError(f"cannot tell the format from {path.name!r}: end the file name in "
-                         f"{', '.join('.' + f for f in FIGURE_FORMATS)}.")
+        raise ValueError(
+            f"cannot tell the format from {path.name!r}: end the file name in "
+            f"{', '.join('.' + f for f in FIGURE_FORMATS)}."
+        )
     if fmt in ("svg", "pdf"):
-        savefig_kwargs.setdefault("metadata", {"Date": None, "CreationDate": None}
-                                  if fmt == "pdf" else {"Date": None})
+        savefig_kwargs.setdefault(
+            "metadata", {"Date": None, "CreationDate": None} if fmt == "pdf" else {"Date": None}
+        )
     savefig_kwargs.setdefault("bbox_inches", "tight")
     fig.draw_without_rendering()  # settles the layout engine, so the first save equals later ones
 
@@ -50,8 +53,9 @@ def save_figure(fig, path: str | os.PathLike, *, dpi: int = 150, **savefig_kwarg
     return atomic_write(path, write)
 
 
-def save_attention_csv(matrix, tokens: Sequence[str], path: str | os.PathLike, *,
-                       key_tokens: Sequence[str] | None = None) -> Path:
+def save_attention_csv(
+    matrix, tokens: Sequence[str], path: str | os.PathLike, *, key_tokens: Sequence[str] | None = None
+) -> Path:
     """Write one attention matrix (rows = queries, columns = keys) to CSV with token labels.
 
     The first row holds the key tokens, the first column the query tokens; numbers are written with full
@@ -86,8 +90,16 @@ def load_attention_csv(path: str | os.PathLike) -> tuple[np.ndarray, list[str], 
     return matrix.reshape(len(query_tokens), len(key_tokens)), query_tokens, key_tokens
 
 
-def to_bertviz(attentions, tokens: Sequence[str], *, batch_index: int = 0, attention_mask=None,
-               hide_padding: bool = True, pad_token: str = "[PAD]", sep_token: str = "[SEP]") -> dict:
+def to_bertviz(
+    attentions,
+    tokens: Sequence[str],
+    *,
+    batch_index: int = 0,
+    attention_mask=None,
+    hide_padding: bool = True,
+    pad_token: str = "[PAD]",
+    sep_token: str = "[SEP]",
+) -> dict:
     """All layers of one sequence in the format of ``bertviz.head_view`` / ``model_view``.
 
     Returns ``{"attention": (tensor (1, heads, T, T), ...) one per layer, "tokens": [...],

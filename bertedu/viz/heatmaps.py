@@ -36,12 +36,28 @@ def hidden_note(hide_keys: Sequence[str], renormalize: bool) -> str:
     return f"{'/'.join(hide_keys)} columns hidden, {how}"
 
 
-def plot_attention(attn, tokens: Sequence[str], *, ax=None, title: str | None = None, attention_mask=None,
-                   hide_padding: bool = True, sep_boundary: bool = True, hide_keys: Sequence[str] = (),
-                   renormalize: bool = False, vmin: float | None = 0.0, vmax: float | None = None,
-                   annotate: bool = False, fmt: str = ".2f", cmap: str = "viridis", cbar: bool = True,
-                   check: bool = True, figsize: tuple[float, float] | None = None, pad_token: str = "[PAD]",
-                   sep_token: str = "[SEP]"):
+def plot_attention(
+    attn,
+    tokens: Sequence[str],
+    *,
+    ax=None,
+    title: str | None = None,
+    attention_mask=None,
+    hide_padding: bool = True,
+    sep_boundary: bool = True,
+    hide_keys: Sequence[str] = (),
+    renormalize: bool = False,
+    vmin: float | None = 0.0,
+    vmax: float | None = None,
+    annotate: bool = False,
+    fmt: str = ".2f",
+    cmap: str = "viridis",
+    cbar: bool = True,
+    check: bool = True,
+    figsize: tuple[float, float] | None = None,
+    pad_token: str = "[PAD]",
+    sep_token: str = "[SEP]",
+):
     """Seaborn heatmap of ONE attention head: a (T, T) matrix, rows = queries, columns = keys.
 
     attn: (T, T) tensor or array, e.g. ``out.attentions[layer][0, head]`` (or :func:`attention_matrix`).
@@ -60,9 +76,17 @@ def plot_attention(attn, tokens: Sequence[str], *, ax=None, title: str | None = 
     The drawn matrix equals ``attn`` with padding (and ``hide_keys``) removed.
     Introduced in notebooks 01 and 08.
     """
-    view = make_view(attn, tokens, attention_mask=attention_mask, hide_padding=hide_padding,
-                     hide_keys=tuple(hide_keys), renormalize=renormalize, check=check, pad_token=pad_token,
-                     sep_token=sep_token)
+    view = make_view(
+        attn,
+        tokens,
+        attention_mask=attention_mask,
+        hide_padding=hide_padding,
+        hide_keys=tuple(hide_keys),
+        renormalize=renormalize,
+        check=check,
+        pad_token=pad_token,
+        sep_token=sep_token,
+    )
     n_rows, n_cols = view.matrix.shape
     own = ax is None
     if own:
@@ -70,10 +94,21 @@ def plot_attention(attn, tokens: Sequence[str], *, ax=None, title: str | None = 
         fig, ax = new_figure(figsize or (side + 1.3, side), layout="constrained")
     else:
         fig = ax.figure
-    sns.heatmap(view.matrix, ax=ax, cmap=cmap, vmin=vmin, vmax=vmax, square=True, cbar=cbar,
-                cbar_kws={"label": "attention weight"}, annot=annotate, fmt=fmt,
-                annot_kws={"fontsize": label_fontsize(n_cols) * 0.8},
-                xticklabels=view.col_tokens, yticklabels=view.row_tokens)
+    sns.heatmap(
+        view.matrix,
+        ax=ax,
+        cmap=cmap,
+        vmin=vmin,
+        vmax=vmax,
+        square=True,
+        cbar=cbar,
+        cbar_kws={"label": "attention weight"},
+        annot=annotate,
+        fmt=fmt,
+        annot_kws={"fontsize": label_fontsize(n_cols) * 0.8},
+        xticklabels=view.col_tokens,
+        yticklabels=view.row_tokens,
+    )
     ax.tick_params(axis="x", labelrotation=90, labelsize=label_fontsize(n_cols))
     ax.tick_params(axis="y", labelrotation=0, labelsize=label_fontsize(n_rows))
     ax.set_xlabel(KEY_LABEL)
@@ -111,8 +146,19 @@ def _draw_panel(ax, view: AttentionView, *, vmin, vmax, cmap, show_x: bool, show
     return mesh
 
 
-def _grid_figure(views: list[list[AttentionView]], row_names: list[str], col_names: list[str], *, vmin, vmax,
-                 cmap, show_labels, panel_size, title, sep_boundary):
+def _grid_figure(
+    views: list[list[AttentionView]],
+    row_names: list[str],
+    col_names: list[str],
+    *,
+    vmin,
+    vmax,
+    cmap,
+    show_labels,
+    panel_size,
+    title,
+    sep_boundary,
+):
     """Draw a grid of panels on one colour scale (the largest weight of all panels unless ``vmax`` is set).
 
     The layout is computed here in inches (a layout engine over ~70 panels takes seconds to draw).
@@ -132,22 +178,47 @@ def _grid_figure(views: list[list[AttentionView]], row_names: list[str], col_nam
     gap = 0.12
     width = left + n_cols * panel_size + (n_cols - 1) * gap + right
     height = bottom + n_rows * panel_size + (n_rows - 1) * gap + top
-    fig, axes = new_figure((width, height), n_rows, n_cols, squeeze=False, gridspec_kw=dict(
-        left=left / width, right=1 - right / width, bottom=bottom / height, top=1 - top / height,
-        wspace=gap / panel_size, hspace=gap / panel_size))
+    fig, axes = new_figure(
+        (width, height),
+        n_rows,
+        n_cols,
+        squeeze=False,
+        gridspec_kw=dict(
+            left=left / width,
+            right=1 - right / width,
+            bottom=bottom / height,
+            top=1 - top / height,
+            wspace=gap / panel_size,
+            hspace=gap / panel_size,
+        ),
+    )
     mesh = None
     for r, row in enumerate(views):
         for c, view in enumerate(row):
             ax = axes[r, c]
-            mesh = _draw_panel(ax, view, vmin=vmin, vmax=vmax, cmap=cmap, sep_boundary=sep_boundary,
-                               show_x=show_labels and r == n_rows - 1, show_y=show_labels and c == 0)
+            mesh = _draw_panel(
+                ax,
+                view,
+                vmin=vmin,
+                vmax=vmax,
+                cmap=cmap,
+                sep_boundary=sep_boundary,
+                show_x=show_labels and r == n_rows - 1,
+                show_y=show_labels and c == 0,
+            )
             if r == 0:
                 ax.set_title(col_names[c], fontsize=9)
             if c == 0:
                 ax.set_ylabel(row_names[r], fontsize=9)
     bar_height = min(n_rows * panel_size, 4.0)
-    cax = fig.add_axes(((width - right + 0.2) / width, (bottom + (n_rows * panel_size - bar_height) / 2) / height,
-                        0.15 / width, bar_height / height))
+    cax = fig.add_axes(
+        (
+            (width - right + 0.2) / width,
+            (bottom + (n_rows * panel_size - bar_height) / 2) / height,
+            0.15 / width,
+            bar_height / height,
+        )
+    )
     fig.colorbar(mesh, cax=cax, label="attention weight")
     if title:
         fig.suptitle(title, y=1 - 0.2 / height, va="top")
@@ -173,12 +244,27 @@ def _sequence_inputs(tokens, attention_mask, batch_index: int):
     return tokens, attention_mask
 
 
-def plot_attention_grid(attentions, tokens: Sequence[str], *, batch_index: int = 0, layers=None, heads=None,
-                        include_mean: bool = False, attention_mask=None, hide_padding: bool = True,
-                        sep_boundary: bool = True, vmin: float = 0.0, vmax: float | None = None,
-                        cmap: str = "viridis", show_labels: bool | None = None, panel_size: float | None = None,
-                        title: str | None = None, check: bool = True, pad_token: str = "[PAD]",
-                        sep_token: str = "[SEP]"):
+def plot_attention_grid(
+    attentions,
+    tokens: Sequence[str],
+    *,
+    batch_index: int = 0,
+    layers=None,
+    heads=None,
+    include_mean: bool = False,
+    attention_mask=None,
+    hide_padding: bool = True,
+    sep_boundary: bool = True,
+    vmin: float = 0.0,
+    vmax: float | None = None,
+    cmap: str = "viridis",
+    show_labels: bool | None = None,
+    panel_size: float | None = None,
+    title: str | None = None,
+    check: bool = True,
+    pad_token: str = "[PAD]",
+    sep_token: str = "[SEP]",
+):
     """All layers x heads of one sequence in a grid of heatmaps on ONE shared colour scale.
 
     attentions: ``out.attentions`` (tuple of (B, heads, T, T), one per layer), or a (L, heads, T, T) or
@@ -198,8 +284,13 @@ def plot_attention_grid(attentions, tokens: Sequence[str], *, batch_index: int =
     layer_ids, head_ids = _select(layers, n_layers, "layer"), _select(heads, n_heads, "head")
     if not layer_ids or (not head_ids and not include_mean):
         raise ValueError("nothing to draw: choose at least one layer and one head (or include_mean=True).")
-    options = dict(attention_mask=attention_mask, hide_padding=hide_padding, check=check,
-                   pad_token=pad_token, sep_token=sep_token)
+    options = dict(
+        attention_mask=attention_mask,
+        hide_padding=hide_padding,
+        check=check,
+        pad_token=pad_token,
+        sep_token=sep_token,
+    )
     views = []
     for layer in layer_ids:
         row = [make_view(arr[layer, head], tokens, **options) for head in head_ids]
@@ -207,13 +298,31 @@ def plot_attention_grid(attentions, tokens: Sequence[str], *, batch_index: int =
             row.append(make_view(arr[layer].mean(axis=0), tokens, **options))
         views.append(row)
     col_names = [f"head {h}" for h in head_ids] + (["mean"] if include_mean else [])
-    return _grid_figure(views, [f"layer {layer}" for layer in layer_ids], col_names, vmin=vmin, vmax=vmax,
-                        cmap=cmap, show_labels=show_labels, panel_size=panel_size, title=title,
-                        sep_boundary=sep_boundary)
+    return _grid_figure(
+        views,
+        [f"layer {layer}" for layer in layer_ids],
+        col_names,
+        vmin=vmin,
+        vmax=vmax,
+        cmap=cmap,
+        show_labels=show_labels,
+        panel_size=panel_size,
+        title=title,
+        sep_boundary=sep_boundary,
+    )
 
 
-def plot_mean_attention(attentions, tokens: Sequence[str], *, layer: int | None = None, batch_index: int = 0,
-                        ax=None, attention_mask=None, title: str | None = None, **kwargs):
+def plot_mean_attention(
+    attentions,
+    tokens: Sequence[str],
+    *,
+    layer: int | None = None,
+    batch_index: int = 0,
+    ax=None,
+    attention_mask=None,
+    title: str | None = None,
+    **kwargs,
+):
     """The mean over heads: one layer as a heatmap (``layer=k``), or one panel per layer (``layer=None``).
 
     Averaging the heads' (T, T) matrices keeps rows summing to 1. With ``layer`` set this is
@@ -229,13 +338,26 @@ def plot_mean_attention(attentions, tokens: Sequence[str], *, layer: int | None 
         title = title or f"layer {layer}: mean over {arr.shape[1]} heads"
         return plot_attention(matrix, tokens, ax=ax, title=title, attention_mask=attention_mask, **kwargs)
     if ax is not None:
-        raise ValueError("plot_mean_attention draws one panel per layer when layer=None; pass layer=k to draw "
-                         "into your own Axes.")
-    grid_options = {k: kwargs.pop(k) for k in ("vmin", "vmax", "cmap", "show_labels", "panel_size",
-                                                "sep_boundary") if k in kwargs}
+        raise ValueError(
+            "plot_mean_attention draws one panel per layer when layer=None; pass layer=k to draw "
+            "into your own Axes."
+        )
+    grid_options = {
+        k: kwargs.pop(k)
+        for k in ("vmin", "vmax", "cmap", "show_labels", "panel_size", "sep_boundary")
+        if k in kwargs
+    }
     view_options = dict(attention_mask=attention_mask, **kwargs)
     views = [[make_view(arr[layer].mean(axis=0), tokens, **view_options) for layer in range(arr.shape[0])]]
-    grid_options = {"vmin": 0.0, "vmax": None, "cmap": "viridis", "show_labels": None, "panel_size": None,
-                    "sep_boundary": True, **grid_options}
-    return _grid_figure(views, ["mean over heads"], [f"layer {k}" for k in range(arr.shape[0])],
-                        title=title, **grid_options)
+    grid_options = {
+        "vmin": 0.0,
+        "vmax": None,
+        "cmap": "viridis",
+        "show_labels": None,
+        "panel_size": None,
+        "sep_boundary": True,
+        **grid_options,
+    }
+    return _grid_figure(
+        views, ["mean over heads"], [f"layer {k}" for k in range(arr.shape[0])], title=title, **grid_options
+    )

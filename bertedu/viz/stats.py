@@ -24,8 +24,19 @@ KINDS = ("cls", "sep", "previous", "next", "self")
 COLUMNS = ("layer", "head", *KINDS, "entropy")
 
 
-def _token_masks(shape_bt, tokens, input_ids, attention_mask, cls_token_id, sep_token_id, pad_token_id,
-                 tokenizer, cls_token, sep_token, pad_token):
+def _token_masks(
+    shape_bt,
+    tokens,
+    input_ids,
+    attention_mask,
+    cls_token_id,
+    sep_token_id,
+    pad_token_id,
+    tokenizer,
+    cls_token,
+    sep_token,
+    pad_token,
+):
     """Boolean (B, T) arrays: is [CLS], is [SEP], is a real (non-padding) token."""
     B, T = shape_bt
     if tokenizer is not None:
@@ -34,21 +45,30 @@ def _token_masks(shape_bt, tokens, input_ids, attention_mask, cls_token_id, sep_
         pad_token_id = tokenizer.pad_token_id if pad_token_id is None else pad_token_id
     if tokens is not None:
         if isinstance(tokens, str):
-            raise ValueError("tokens must be a list of token strings (or a list of such lists), not a string.")
-        batch = [list(tokens)] if len(tokens) == 0 or isinstance(tokens[0], str) else [list(t) for t in tokens]
+            raise ValueError(
+                "tokens must be a list of token strings (or a list of such lists), not a string."
+            )
+        batch = (
+            [list(tokens)] if len(tokens) == 0 or isinstance(tokens[0], str) else [list(t) for t in tokens]
+        )
         if len(batch) != B or any(len(t) != T for t in batch):
-            raise ValueError(f"tokens must hold {B} sequence(s) of {T} tokens to match the attention, got "
-                             f"{len(batch)} of lengths {sorted({len(t) for t in batch})}.")
+            raise ValueError(
+                f"tokens must hold {B} sequence(s) of {T} tokens to match the attention, got "
+                f"{len(batch)} of lengths {sorted({len(t) for t in batch})}."
+            )
         tok = np.array(batch, dtype=object)  # (B, T)
         is_cls, is_sep, is_pad = tok == cls_token, tok == sep_token, tok == pad_token
     elif input_ids is not None:
         if cls_token_id is None or sep_token_id is None:
-            raise ValueError("with input_ids, also pass cls_token_id and sep_token_id (or tokenizer=...): "
-                             "special ids differ between vocabularies, never hard-code them.")
+            raise ValueError(
+                "with input_ids, also pass cls_token_id and sep_token_id (or tokenizer=...): "
+                "special ids differ between vocabularies, never hard-code them."
+            )
         ids = np.atleast_2d(to_numpy(input_ids, "input_ids")).astype(np.int64)  # (B, T)
         if ids.shape != (B, T):
-            raise ValueError(f"input_ids must have shape ({B}, {T}) to match the attention, "
-                             f"got {np.shape(input_ids)}.")
+            raise ValueError(
+                f"input_ids must have shape ({B}, {T}) to match the attention, got {np.shape(input_ids)}."
+            )
         is_cls, is_sep = ids == cls_token_id, ids == sep_token_id
         is_pad = ids == pad_token_id if pad_token_id is not None else np.zeros_like(is_cls)
     else:
@@ -72,10 +92,21 @@ def _masked_mean(values: np.ndarray, valid: np.ndarray) -> np.ndarray:
         return np.where(count > 0, total / np.maximum(count, 1), np.nan)
 
 
-def head_statistics(attentions, tokens=None, *, input_ids=None, attention_mask=None, tokenizer=None,
-                    cls_token_id: int | None = None, sep_token_id: int | None = None,
-                    pad_token_id: int | None = None, cls_token: str = "[CLS]", sep_token: str = "[SEP]",
-                    pad_token: str = "[PAD]", as_frame: bool = False):
+def head_statistics(
+    attentions,
+    tokens=None,
+    *,
+    input_ids=None,
+    attention_mask=None,
+    tokenizer=None,
+    cls_token_id: int | None = None,
+    sep_token_id: int | None = None,
+    pad_token_id: int | None = None,
+    cls_token: str = "[CLS]",
+    sep_token: str = "[SEP]",
+    pad_token: str = "[PAD]",
+    as_frame: bool = False,
+):
     """Per-head attention statistics (see the module docstring for the definitions).
 
     attentions: ``out.attentions`` (tuple of (B, heads, T, T)), or a (L, heads, T, T) / (L, B, heads, T, T)
@@ -91,8 +122,19 @@ def head_statistics(attentions, tokens=None, *, input_ids=None, attention_mask=N
     """
     att = layers_array(attentions)  # (L, B, heads, T, T)
     L, B, A, T, _ = att.shape
-    is_cls, is_sep, real = _token_masks((B, T), tokens, input_ids, attention_mask, cls_token_id, sep_token_id,
-                                        pad_token_id, tokenizer, cls_token, sep_token, pad_token)
+    is_cls, is_sep, real = _token_masks(
+        (B, T),
+        tokens,
+        input_ids,
+        attention_mask,
+        cls_token_id,
+        sep_token_id,
+        pad_token_id,
+        tokenizer,
+        cls_token,
+        sep_token,
+        pad_token,
+    )
     # share of each query row's attention on [CLS] / [SEP] keys
     to_cls = (att * is_cls[None, :, None, None, :]).sum(-1)  # (L, B, heads, T)
     to_sep = (att * is_sep[None, :, None, None, :]).sum(-1)  # (L, B, heads, T)
@@ -111,8 +153,11 @@ def head_statistics(attentions, tokens=None, *, input_ids=None, attention_mask=N
         "self": _masked_mean(own, real),
         "entropy": _masked_mean(entropy, real),
     }  # each (L, heads)
-    rows = [{"layer": layer, "head": head, **{k: float(v[layer, head]) for k, v in table.items()}}
-            for layer in range(L) for head in range(A)]
+    rows = [
+        {"layer": layer, "head": head, **{k: float(v[layer, head]) for k, v in table.items()}}
+        for layer in range(L)
+        for head in range(A)
+    ]
     if as_frame:
         import pandas as pd
 
@@ -120,8 +165,9 @@ def head_statistics(attentions, tokens=None, *, input_ids=None, attention_mask=N
     return rows
 
 
-def find_heads(stats, kind: str = "previous", threshold: float = 0.5, *, top: int | None = None
-               ) -> list[tuple[int, int]]:
+def find_heads(
+    stats, kind: str = "previous", threshold: float = 0.5, *, top: int | None = None
+) -> list[tuple[int, int]]:
     """The (layer, head) pairs whose ``kind`` share is at least ``threshold``, strongest first.
 
     stats: the output of :func:`head_statistics` (list of dicts or DataFrame).

@@ -31,10 +31,14 @@ def _history_records(history) -> list[dict]:
     if hasattr(history, "to_dict"):
         history = history.to_dict("records")
     if isinstance(history, Mapping) or isinstance(history, str):
-        raise ValueError("history must be a list of records such as {'step': 10, 'loss': 2.3}, one per log line.")
+        raise ValueError(
+            "history must be a list of records such as {'step': 10, 'loss': 2.3}, one per log line."
+        )
     records = list(history)
     if not records:
-        raise ValueError("history is empty: log at least one record {'step': ..., 'loss': ...} before plotting.")
+        raise ValueError(
+            "history is empty: log at least one record {'step': ..., 'loss': ...} before plotting."
+        )
     for i, rec in enumerate(records):
         if not isinstance(rec, Mapping) or "step" not in rec:
             raise ValueError(f"history[{i}] = {rec!r} has no 'step' key; every record needs one.")
@@ -45,8 +49,15 @@ def _is_number(v) -> bool:
     return isinstance(v, (int, float, np.number)) and not isinstance(v, bool) and np.isfinite(v)
 
 
-def plot_loss_curves(history, *, metrics: Sequence[str] | None = None, ax=None, smooth: int = 1,
-                     logy: bool = False, title: str | None = None):
+def plot_loss_curves(
+    history,
+    *,
+    metrics: Sequence[str] | None = None,
+    ax=None,
+    smooth: int = 1,
+    logy: bool = False,
+    title: str | None = None,
+):
     """Training curves from a list of log records: losses in one panel, accuracies in another.
 
     history: records like ``{"step": 100, "loss": 2.1, "mlm_loss": 1.9, "nsp_loss": 0.2, "mlm_accuracy": 0.4,
@@ -84,8 +95,11 @@ def plot_loss_curves(history, *, metrics: Sequence[str] | None = None, ax=None, 
     colors = {m: f"C{i}" for i, m in enumerate(metrics)}
     for metric in metrics:
         for split in splits:
-            points = sorted((rec["step"], rec[metric]) for rec in records
-                            if str(rec.get("split", "train")) == split and _is_number(rec.get(metric)))
+            points = sorted(
+                (rec["step"], rec[metric])
+                for rec in records
+                if str(rec.get("split", "train")) == split and _is_number(rec.get(metric))
+            )
             if not points:
                 continue
             steps, values = (np.array(v, dtype=np.float64) for v in zip(*points))
@@ -120,7 +134,7 @@ _ALIASES = {"mask": "[MASK]", "kept": "unchanged", "untouched": "not selected"}
 
 
 def _normalise_key(key: str) -> str:
-    """"[MASK]", "mask", "MASK" -> "[MASK]"; "not_selected"/"untouched" -> "not selected"; "kept" -> "unchanged"."""
+    """ "[MASK]", "mask", "MASK" -> "[MASK]"; "not_selected"/"untouched" -> "not selected"; "kept" -> "unchanged"."""
     k = str(key).strip().lower().strip("[]").replace("_", " ").replace("-", " ")
     return _ALIASES.get(k, k)
 
@@ -138,14 +152,18 @@ def _as_mapping(counts):
 def _fractions(counts: Mapping, what: str) -> dict[str, float]:
     counts = _as_mapping(counts)
     if not isinstance(counts, Mapping):
-        raise ValueError(f"{what} must be a mapping like {{'[MASK]': 120, 'random': 15, 'unchanged': 15, "
-                         "'not selected': 850}.")
+        raise ValueError(
+            f"{what} must be a mapping like {{'[MASK]': 120, 'random': 15, 'unchanged': 15, "
+            "'not selected': 850}."
+        )
     values = {_normalise_key(k): v for k, v in counts.items()}
     unknown = sorted(set(values) - set(MASKING_CATEGORIES))
     missing = [c for c in MASKING_CATEGORIES if c not in values]
     if unknown or missing:
-        raise ValueError(f"{what} must have exactly the keys {list(MASKING_CATEGORIES)}; "
-                         f"unknown: {unknown}, missing: {missing}.")
+        raise ValueError(
+            f"{what} must have exactly the keys {list(MASKING_CATEGORIES)}; "
+            f"unknown: {unknown}, missing: {missing}."
+        )
     numbers = {k: float(v.item() if hasattr(v, "item") else v) for k, v in values.items()}
     if any(v < 0 or not np.isfinite(v) for v in numbers.values()):
         raise ValueError(f"{what} must be non-negative numbers, got {numbers}.")
@@ -155,8 +173,14 @@ def _fractions(counts: Mapping, what: str) -> dict[str, float]:
     return {k: numbers[k] / total for k in MASKING_CATEGORIES}
 
 
-def plot_masking_statistics(counts: Mapping, expected: Mapping | None = None, *, ax=None,
-                            title: str | None = None, show_expected: bool = True):
+def plot_masking_statistics(
+    counts: Mapping,
+    expected: Mapping | None = None,
+    *,
+    ax=None,
+    title: str | None = None,
+    show_expected: bool = True,
+):
     """Bar chart of observed vs expected fractions of "[MASK]", "random", "unchanged", "not selected".
 
     counts: how many maskable tokens fell in each category (counts or fractions; they are normalised to

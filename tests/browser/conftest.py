@@ -26,8 +26,14 @@ import pytest
 
 CHROMIUM = Path(os.environ.get("BERTEDU_CHROMIUM", "/usr/bin/chromium"))
 CHROMIUM_ARGS = [
-    "--no-sandbox", "--headless", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--no-sandbox",
+    "--headless",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
 ]
 SERVER_START_TIMEOUT = 60  # seconds
 
@@ -95,8 +101,9 @@ class LabServer:
         return f"{self.base_url}/{path.lstrip('/')}?token={self.token}"
 
     def api(self, path: str, method: str = "GET"):
-        req = urllib.request.Request(f"{self.base_url}{path}", method=method,
-                                     headers={"Authorization": f"token {self.token}"})
+        req = urllib.request.Request(
+            f"{self.base_url}{path}", method=method, headers={"Authorization": f"token {self.token}"}
+        )
         with urllib.request.urlopen(req, timeout=5) as resp:
             body = resp.read()
         return json.loads(body) if body else None
@@ -123,18 +130,33 @@ def _start_lab(root: Path) -> LabServer:
     settings = root / "lab-settings" / "@jupyterlab" / "apputils-extension"
     settings.mkdir(parents=True)
     (settings / "notification.jupyterlab-settings").write_text(
-        json.dumps({"fetchNews": "false", "checkForUpdates": False}), encoding="utf-8")
+        json.dumps({"fetchNews": "false", "checkForUpdates": False}), encoding="utf-8"
+    )
     cmd = [
-        sys.executable, "-m", "jupyter", "lab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
-        "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}",
+        sys.executable,
+        "-m",
+        "jupyter",
+        "lab",
+        "--no-browser",
+        "--ip=127.0.0.1",
+        f"--port={port}",
+        "--ServerApp.port_retries=0",
+        f"--IdentityProvider.token={token}",
+        f"--ServerApp.root_dir={root}",
         "--LabApp.extension_manager=readonly",
     ]
     if os.geteuid() == 0:
         cmd.append("--allow-root")
     log_path = root / "jupyterlab.log"
     with open(log_path, "w", encoding="utf-8") as log:
-        proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                start_new_session=True)
+        proc = subprocess.Popen(
+            cmd,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
     server = LabServer(root=root, port=port, token=token, proc=proc, log_path=log_path)
     deadline = time.monotonic() + SERVER_START_TIMEOUT
     while time.monotonic() < deadline:
@@ -146,8 +168,10 @@ def _start_lab(root: Path) -> LabServer:
         except (urllib.error.URLError, ConnectionError, OSError):
             time.sleep(0.2)
     _stop_lab(server)
-    pytest.fail(f"JupyterLab did not answer /api/status within {SERVER_START_TIMEOUT} s:\n{server.log_tail()}",
-                pytrace=False)
+    pytest.fail(
+        f"JupyterLab did not answer /api/status within {SERVER_START_TIMEOUT} s:\n{server.log_tail()}",
+        pytrace=False,
+    )
 
 
 def _stop_lab(server: LabServer) -> None:
@@ -205,8 +229,12 @@ def page(request, lab, chromium_path):
 
     with sync_playwright() as pw:
         context = pw.chromium.launch_persistent_context(
-            str(lab.root / "chromium-profile"), executable_path=str(chromium_path), headless=True,
-            args=CHROMIUM_ARGS, viewport={"width": 1280, "height": 1600}, locale="en-US",
+            str(lab.root / "chromium-profile"),
+            executable_path=str(chromium_path),
+            headless=True,
+            args=CHROMIUM_ARGS,
+            viewport={"width": 1280, "height": 1600},
+            locale="en-US",
         )
         context.set_default_timeout(30_000)
         pg = context.new_page()
@@ -217,7 +245,9 @@ def page(request, lab, chromium_path):
                 shot = lab.root / f"failure-{request.node.name}.png"
                 try:
                     pg.screenshot(path=str(shot), full_page=True)
-                    print(f"\nScreenshot of the failure: {shot}\nServer log: {lab.log_path}\n{lab.log_tail(20)}")
+                    print(
+                        f"\nScreenshot of the failure: {shot}\nServer log: {lab.log_path}\n{lab.log_tail(20)}"
+                    )
                 except Exception as err:  # the page may be gone
                     print(f"\nNo screenshot ({err}); server log: {lab.log_path}")
             context.close()

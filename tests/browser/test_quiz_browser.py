@@ -35,7 +35,11 @@ def make_quiz_notebook(path: Path) -> dict:
     multiple = next(q for q in bank.questions if q.type == "multiple")
     fill = next(q for q in bank.questions if q.type == "fill" and any(b.kind == "numeric" for b in q.blanks))
     nb = nbformat.v4.new_notebook()
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3 (ipykernel)",
+        "language": "python",
+    }
     nb.cells = [
         nbformat.v4.new_markdown_cell("# Quiz browser test"),
         nbformat.v4.new_code_cell("from bertedu import quiz"),
