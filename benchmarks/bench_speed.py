@@ -128,7 +128,7 @@ _INFERENCE_CODE = textwrap.dedent("""
         s = open("/proc/self/status").read()
         return {{k: int(re.search(k + r":\\s+(\\d+)", s).group(1)) / 1024 for k in ("VmRSS", "VmHWM")}}
 
-    from bertedu.pretrained import minilm_dir
+    from bertedu.minilm import minilm_dir
     folder = str(minilm_dir())
     if which == "ours":
         from bertedu.model import BertModel
@@ -205,6 +205,111 @@ def inference(*, batch_size: int, seq_len: int, repeats: int, memory_repeats: in
         result[attn]["memory_ratio"] = ours_mem / theirs_mem
     result["batch"] = f"{batch_size} x {seq_len} (half the rows padded to half length)"
     return result
+
+
+# ---------------------------------------------------------------------------- several processes (issue 18)
+
+_PROCESS_CODE = textwrap.dedent("""
+    import json, sys
+    import torch
+    torch.set_num_threads(int(sys.argv[2]))
+    from bertedu.pretrain import PretrainingConfig, pretrain
+    run = pretrain(PretrainingConfig.from_dict(json.loads(sys.argv[1])), progress=False)
+    print(json.dumps({"seconds": run.train_seconds}))
+""")
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _train_in_processes(config, processes: int, threads: int, timeout: int = 900) -> float:
+    """Seconds process 0 spent in the training loop of ``pretrain(config)`` run by ``processes`` processes
+    of ``threads`` torch threads each, started as torchrun starts them (gloo on 127.0.0.1)."""
+    import os
+    import subprocess
+    import sys
+
+    from common import ROOT
+
+    port, env = _free_port(), dict(os.environ, PYTHONHASHSEED="0", HF_HUB_OFFLINE="1")
+    args = [sys.executable, "-c", _PROCESS_CODE, json.dumps(config.replace(num_threads=threads).to_dict())]
+    procs = []
+    for rank in range(processes):
+        world = {"RANK": rank, "LOCAL_RANK": rank, "WORLD_SIZE": processes, "MASTER_ADDR": "127.0.0.1"}
+        world.update(MASTER_PORT=port, OMP_NUM_THREADS=threads)
+        if processes == 1:
+            world = {"OMP_NUM_THREADS": threads}
+        env_r = {**env, **{k: str(v) for k, v in world.items()}}
+        procs.append(
+            subprocess.Popen(
+                [*args, str(threads)],
+                cwd=ROOT,
+                env=env_r,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+        )
+    outputs = []
+    try:
+        for p in procs:
+            outputs.append(p.communicate(timeout=timeout))
+            if p.returncode != 0:
+                raise RuntimeError(f"benchmark process failed:\n{outputs[-1][1][-3000:]}")
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+    return json.loads(outputs[0][0].strip().splitlines()[-1])["seconds"]
+
+
+def _tokens(config) -> int:
+    """Real (non-padding) tokens in the first ``config.steps`` batches of the run, the same for any number of
+    processes (they share each global batch)."""
+    from bertedu.data import PretrainingCollator, PretrainingDataset, bucketed_batches, read_corpus
+    from bertedu.tokenizer import train_tokenizer
+    from bertedu.utils import resolve_path
+
+    documents = read_corpus(resolve_path(config.corpus))
+    tokenizer = train_tokenizer(documents, config.vocab_size)
+    dataset = PretrainingDataset(
+        documents,
+        tokenizer,
+        max_length=config.max_length,
+        max_sentences=config.max_sentences,
+        seed=config.seed,
+    )
+    collator = PretrainingCollator(tokenizer, mlm_probability=config.mlm_probability)
+    batches = bucketed_batches(dataset, collator, config.batch_size, bucket_batches=config.bucket_batches)
+    return sum(int(next(batches)[1]["attention_mask"].sum()) for _ in range(config.steps))
+
+
+def processes_speed(name: str, config, *, repeats: int) -> dict:
+    """Training tokens per second of ``pretrain(config)`` in 1 process (1 thread), 2 processes (1 thread each,
+    DistributedDataParallel over gloo) and 1 process with 2 threads, alternating in every repeat; the
+    ratios are taken against the 1-process peer of the same repeat. Each timing is the training loop of a
+    fresh run (start-up, tokenizer and data preparation excluded)."""
+    tokens = _tokens(config)
+    setups = {"1 process": (1, 1), "2 processes": (2, 1), "1 process, 2 threads": (1, 2)}
+    seconds = {k: [] for k in setups}
+    for _ in range(repeats):
+        for key, (processes, threads) in setups.items():
+            seconds[key].append(_train_in_processes(config, processes, threads))
+    one = seconds["1 process"]
+    return {
+        "name": name,
+        "config": f"{config.model_size}, batch {config.batch_size} x <= {config.max_length} tokens, "
+        f"{config.steps} steps, {config.attn_implementation} attention",
+        "tokens_per_step": tokens / config.steps,
+        "tokens_per_s": {k: Summary([tokens / t for t in v], "tokens/s") for k, v in seconds.items()},
+        "ratio_2_processes": Summary([a / b for a, b in zip(one, seconds["2 processes"])], ""),
+        "ratio_2_threads": Summary([a / b for a, b in zip(one, seconds["1 process, 2 threads"])], ""),
+    }
 
 
 if __name__ == "__main__":  # quick look: python benchmarks/bench_speed.py

@@ -1,7 +1,9 @@
 """Run every benchmark and rewrite benchmarks/RESULTS.md (and results.json). `make bench` calls this.
 
-    python benchmarks/run_all.py            # the full set (about 20-30 minutes on a 2-core CPU)
+    python benchmarks/run_all.py            # the full set (20-30 minutes on a 2-core CPU + the ablations)
     python benchmarks/run_all.py --quick    # fewer repeats, for checking the scripts (about 10 minutes)
+    python benchmarks/run_all.py --only-ablations   # notebook 10's ablations alone, merged into the reports
+    python benchmarks/run_all.py --only-robustness  # training under load and the score spread, merged likewise
 
 Every figure is reported as min / median / max over repeated runs. Speed and memory are measured as
 ratios against Hugging Face transformers in the same run (never as absolute timed tests).
@@ -17,8 +19,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import bench_ablations  # noqa: E402
 import bench_course  # noqa: E402
 import bench_quality  # noqa: E402
+import bench_robustness  # noqa: E402
 import bench_speed  # noqa: E402
 import torch  # noqa: E402
 from common import ROOT, Summary, machine  # noqa: E402
@@ -34,7 +38,7 @@ README_END = "<!-- end of headline figures -->"
 # Targets from issue 10 (and the quality targets of issues 7 and 8).
 COURSE_TOTAL_S = 300
 CONCEPT_NOTEBOOK_S = 30
-NOTEBOOK_LIMIT_S = {"06_mini_pretraining.ipynb": 60, "07_fine_tuning.ipynb": 180}
+NOTEBOOK_LIMIT_S = {"06_mini_pretraining.ipynb": 60, "07_fine_tuning.ipynb": 180, "10_ablations.ipynb": 90}
 TRAIN_RATIO = 1.0
 INFERENCE_RATIO = 1.05
 MEMORY_RATIO = 1.1
@@ -189,6 +193,48 @@ def inference_section(inf: dict) -> list[str]:
     return lines + [""]
 
 
+ABLATIONS_HEADING = "## 5. Ablations"
+
+
+def merge_ablations(report: str, lines: list[str]) -> str:
+    """``report`` (RESULTS.md) with its ablation section replaced by ``lines`` (appended if it has none)."""
+    before, found, rest = report.partition(ABLATIONS_HEADING)
+    after = ""
+    if found and "\n## " in rest:
+        after = "\n## " + rest.split("\n## ", 1)[1]
+    return before.rstrip("\n") + "\n\n" + "\n".join(lines).rstrip("\n") + "\n" + after
+
+
+def only_ablations(quick: bool = False, cache: str | None = None) -> int:
+    """Run notebook 10's ablations alone and merge them into RESULTS.md and results.json (the other sections
+    are left as the last full run wrote them). ``cache``: see ``bench_ablations.measure``."""
+    results = json.loads(RESULTS_JSON.read_text(encoding="utf-8")) if RESULTS_JSON.is_file() else {}
+    results["ablations"] = bench_ablations.measure(quick=quick, cache=cache)
+    report = RESULTS.read_text(encoding="utf-8") if RESULTS.is_file() else "# Benchmarks\n"
+    RESULTS.write_text(
+        merge_ablations(report, bench_ablations.section(results["ablations"])), encoding="utf-8"
+    )
+    RESULTS_JSON.write_text(json.dumps(results, indent=1) + "\n")
+    print(f"wrote the ablation section of {RESULTS.relative_to(ROOT)} and {RESULTS_JSON.relative_to(ROOT)}")
+    return 0
+
+
+def only_robustness(quick: bool = False, cache: str | None = None) -> int:
+    """Run the robustness measurements alone and merge them into RESULTS.md and results.json (the other
+    sections are left as the last full run wrote them)."""
+    results = json.loads(RESULTS_JSON.read_text(encoding="utf-8")) if RESULTS_JSON.is_file() else {}
+    measured = bench_robustness.measure(quick=quick, cache=cache)
+    results["robustness"] = serialise(measured)
+    report = RESULTS.read_text(encoding="utf-8") if RESULTS.is_file() else "# Benchmarks\n"
+    RESULTS.write_text(bench_robustness.merge(report, bench_robustness.section(measured)), encoding="utf-8")
+    RESULTS_JSON.write_text(json.dumps(results, indent=1) + "\n")
+    print(f"wrote the robustness section of {RESULTS.relative_to(ROOT)} and {RESULTS_JSON.relative_to(ROOT)}")
+    failures = bench_robustness.missed(measured)
+    for failure in failures:
+        print(f"robustness target missed: {failure}", file=sys.stderr)
+    return 1 if failures else 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -196,6 +242,28 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="fewer repeats (to check the scripts)")
     parser.add_argument("--skip-course", action="store_true", help="do not execute the notebooks")
     parser.add_argument("--skip-quality", action="store_true", help="do not train the quality models")
+    parser.add_argument(
+        "--skip-robustness", action="store_true", help="do not time training under load or measure the spread"
+    )
+    parser.add_argument(
+        "--skip-ablations", action="store_true", help="keep the previous ablation results (notebook 10)"
+    )
+    parser.add_argument(
+        "--only-ablations",
+        action="store_true",
+        help="run only notebook 10's ablations and merge them into RESULTS.md and results.json",
+    )
+    parser.add_argument(
+        "--only-robustness",
+        action="store_true",
+        help="run only the robustness measurements (under load; score spread) and merge them into the reports",
+    )
+    parser.add_argument(
+        "--robustness-cache", help="JSON-lines file of finished score-spread runs, reused and appended to"
+    )
+    parser.add_argument(
+        "--ablations-cache", help="JSON-lines file of finished ablation runs, reused and appended to"
+    )
     parser.add_argument(
         "--readme-only",
         action="store_true",
@@ -206,6 +274,10 @@ def main(argv: list[str] | None = None) -> int:
         update_readme(deserialise(json.loads(RESULTS_JSON.read_text(encoding="utf-8"))))
         print(f"updated the benchmark summary in {README.relative_to(ROOT)}")
         return 0
+    if args.only_ablations:
+        return only_ablations(quick=args.quick, cache=args.ablations_cache)
+    if args.only_robustness:
+        return only_robustness(quick=args.quick, cache=args.robustness_cache)
     repeats = 2 if args.quick else 5
     started = time.time()
     info = machine()
@@ -214,11 +286,11 @@ def main(argv: list[str] | None = None) -> int:
     results: dict = {"machine": info}
     sections: list[str] = []
     if not args.skip_course:
-        print("1/4 course run time ...", flush=True)
+        print("1/5 course run time ...", flush=True)
         results["course"] = bench_course.measure(repeats=1 if args.quick else 3)
         sections += course_section(results["course"])
 
-    print("2/4 training speed ...", flush=True)
+    print("2/5 training speed ...", flush=True)
     course_cfg = bench_quality.course_model_config()
     configs = [
         ("notebook 06 mini-BERT", course_cfg, 32, 64),
@@ -232,16 +304,30 @@ def main(argv: list[str] | None = None) -> int:
     ]
     sections += training_section(results["training"])
 
-    print("3/4 inference ...", flush=True)
+    print("3/5 inference ...", flush=True)
     results["inference"] = bench_speed.inference(
         batch_size=16, seq_len=128, repeats=3 if args.quick else 5, memory_repeats=2 if args.quick else 3
     )
     sections += inference_section(results["inference"])
 
     if not args.skip_quality:
-        print("4/4 quality ...", flush=True)
+        print("4/5 quality ...", flush=True)
         results["quality"] = bench_quality.measure(seeds=1 if args.quick else 3)
         sections += bench_quality.section(results["quality"])
+
+    previous = json.loads(RESULTS_JSON.read_text(encoding="utf-8")) if RESULTS_JSON.is_file() else {}
+    if not args.skip_ablations:
+        print("ablations (notebook 10) ...", flush=True)
+        results["ablations"] = bench_ablations.measure(quick=args.quick, cache=args.ablations_cache)
+    elif "ablations" in previous:  # notebook 10 reads them: keep the last full run
+        results["ablations"] = previous["ablations"]
+    if "ablations" in results:
+        sections += bench_ablations.section(results["ablations"])
+
+    if not args.skip_robustness:
+        print("robustness: under load, and over seeds and thread counts (issue 20) ...", flush=True)
+        results["robustness"] = bench_robustness.measure(quick=args.quick, cache=args.robustness_cache)
+        sections += bench_robustness.section(results["robustness"])
 
     header = [
         "# Benchmarks",
@@ -261,6 +347,7 @@ def main(argv: list[str] | None = None) -> int:
     update_readme(results)
     print(f"wrote {RESULTS.relative_to(ROOT)} and the summary in {README.relative_to(ROOT)}")
     failures = bench_quality.missed(results["quality"]) if "quality" in results else []
+    failures += bench_robustness.missed(results["robustness"]) if "robustness" in results else []
     for failure in failures:
         print(f"quality target missed: {failure}", file=sys.stderr)
     return 1 if failures else 0

@@ -4,11 +4,7 @@ The package is imported by every notebook in ``notebooks/``. Importing :mod:`ber
 submodules (which need PyTorch) load when they are first used, so that ``python -m bertedu.doctor`` can
 still diagnose a broken installation.
 
-Module map (one concept each; the notebook that introduces it in brackets):
-``config`` (05), ``attention`` (01, 05), ``embeddings`` (02), ``encoder`` (05), ``heads`` (04),
-``losses`` (04), ``model`` (04, 05), ``tokenizer`` (02), ``masking`` (03), ``data`` (03, 06),
-``pretrain`` (06), ``finetune`` (07), ``pretrained`` (07, 08), ``viz`` (01-08), ``quiz`` (all),
-``exercises`` (01-07), ``doctor`` (00), ``utils`` (00).
+The map of the modules (one concept each) and the notebook that introduces each is in CONTRIBUTING.md.
 """
 
 from __future__ import annotations

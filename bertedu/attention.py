@@ -4,6 +4,9 @@
 
 Shapes: B batch, T tokens, H hidden size, A heads, d = H / A dimensions per head.
 
+Two ablations of notebook 10 live here: the causal mask of a left-to-right model (:func:`build_causal_mask`,
+used when ``config.is_decoder``) and pre-LN sub-layers (``config.layer_norm_position == "pre"``).
+
 Introduced in notebook 01 (the formula) and notebook 05 (the multi-head block).
 """
 
@@ -69,6 +72,18 @@ def build_key_mask(attention_mask: torch.Tensor) -> torch.Tensor:
     return attention_mask[:, None, None, :].bool()  # (B, 1, 1, T)
 
 
+def build_causal_mask(T: int, device: torch.device | str | None = None) -> torch.Tensor:
+    """The ``(1, 1, T, T)`` boolean mask of a left-to-right model: query i may attend to keys j <= i only.
+
+    Lower-triangular (the diagonal included): no token sees a later one, so changing a token never changes
+    the outputs before it. Combine it with a padding mask by ``&``: ``build_key_mask(m) & build_causal_mask(T)``
+    is ``(B, 1, T, T)``. Introduced in notebook 10.
+    """
+    if not isinstance(T, int) or T < 1:
+        raise ValueError(f"T (the number of tokens) must be a positive int, got {T!r}.")
+    return torch.ones(T, T, dtype=torch.bool, device=device).tril()[None, None]  # (1, 1, T, T)
+
+
 class BertSelfAttention(nn.Module):
     """Multi-head self-attention: project to Q, K, V, split into A heads, attend, merge the heads.
 
@@ -77,12 +92,7 @@ class BertSelfAttention(nn.Module):
     """
 
     def __init__(self, config: BertConfig):
-        super().__init__()
-        if config.hidden_size % config.num_attention_heads != 0:
-            raise ValueError(
-                f"hidden_size ({config.hidden_size}) is not a multiple of num_attention_heads "
-                f"({config.num_attention_heads})."
-            )
+        super().__init__()  # BertConfig.validate has checked that the heads divide hidden_size
         self.num_attention_heads = config.num_attention_heads
         self.attention_head_size = config.hidden_size // config.num_attention_heads
         self.attn_implementation = config.attn_implementation
@@ -102,14 +112,15 @@ class BertSelfAttention(nn.Module):
         key_mask: torch.Tensor | None = None,
         output_attentions: bool = False,
     ) -> tuple[torch.Tensor, torch.Tensor | None]:
-        """hidden_states ``(B, T, H)``; key_mask ``(B, 1, 1, T)`` boolean from :func:`build_key_mask`."""
+        """hidden_states ``(B, T, H)``; key_mask: boolean, ``(B, 1, 1, T)`` from :func:`build_key_mask` (or
+        ``(B, 1, T, T)`` combined with :func:`build_causal_mask`)."""
         B, T, H = hidden_states.shape
         q = self.split_heads(self.query(hidden_states))  # (B, A, T, d)
         k = self.split_heads(self.key(hidden_states))  # (B, A, T, d)
         v = self.split_heads(self.value(hidden_states))  # (B, A, T, d)
 
         if self.attn_implementation == "sdpa" and not output_attentions:
-            # Fused kernel: same maths, no (B, A, T, T) weights kept around. Weights are not returned.
+            # fast path: PyTorch's fused kernel, the same maths without keeping the (B, A, T, T) weights.
             p = self.dropout.p if self.training else 0.0
             context = F.scaled_dot_product_attention(q, k, v, attn_mask=key_mask, dropout_p=p)
             weights = None
@@ -124,6 +135,10 @@ class BertSelfAttention(nn.Module):
 class BertSelfOutput(nn.Module):
     """Output projection of attention, dropout, then the residual and LayerNorm: ``LN(x + W_O·attn)``.
 
+    The same computation as ``bertedu.encoder.BertOutput`` (dense -> dropout -> LN(x + residual)), kept as
+    a separate class on purpose: Hugging Face does, so the parameter names match (``attention.output.dense``
+    here, ``output.dense`` there).
+
     Introduced in notebook 05.
     """
 
@@ -132,17 +147,21 @@ class BertSelfOutput(nn.Module):
         self.dense = nn.Linear(config.hidden_size, config.hidden_size)
         self.LayerNorm = nn.LayerNorm(config.hidden_size, eps=config.layer_norm_eps)
         self.dropout = nn.Dropout(config.hidden_dropout_prob)
+        self.pre_layer_norm = config.layer_norm_position == "pre"
 
     def forward(self, hidden_states: torch.Tensor, input_tensor: torch.Tensor) -> torch.Tensor:
         """hidden_states: attention context ``(B, T, H)``; input_tensor: the block's input ``(B, T, H)``."""
         hidden_states = self.dropout(self.dense(hidden_states))
+        if self.pre_layer_norm:  # pre-LN (notebook 10): LayerNorm was applied to the block's input instead
+            return hidden_states + input_tensor
         return self.LayerNorm(hidden_states + input_tensor)  # post-LN: residual first, then normalise
 
 
 class BertAttention(nn.Module):
     """The attention half of a BERT layer: ``LN(x + MultiHead(x))``; returns ``(output, weights)``.
 
-    Introduced in notebook 05.
+    Pre-LN (``config.layer_norm_position == "pre"``, notebook 10): ``x + MultiHead(LN(x))``, with the same
+    ``output.LayerNorm`` parameters applied to the input instead. Introduced in notebook 05.
     """
 
     def __init__(self, config: BertConfig):
@@ -156,5 +175,8 @@ class BertAttention(nn.Module):
         key_mask: torch.Tensor | None = None,
         output_attentions: bool = False,
     ) -> tuple[torch.Tensor, torch.Tensor | None]:
-        context, weights = self.self(hidden_states, key_mask, output_attentions)
+        attention_input = (
+            self.output.LayerNorm(hidden_states) if self.output.pre_layer_norm else hidden_states
+        )
+        context, weights = self.self(attention_input, key_mask, output_attentions)
         return self.output(context, hidden_states), weights  # (B, T, H), (B, A, T, T) or None

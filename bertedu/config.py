@@ -4,7 +4,14 @@ A config is plain data: the model classes read it, ``config.json`` stores it. Th
 defaults are those of ``transformers.BertConfig`` (the defaults describe BERT-base), so a
 ``config.json`` written here loads in ``transformers`` and a Hugging Face ``config.json`` loads here.
 
-Introduced in notebook 05.
+Three switches change the architecture for the ablations of notebook 10 (the defaults are BERT's, and with
+them the model is exactly the one of notebooks 04-09):
+
+- ``is_decoder`` (Hugging Face's field): causal self-attention, token i attends to tokens j <= i only;
+- ``position_embedding_type``: ``"absolute"`` (BERT's learned table) or ``"none"`` (no positions at all);
+- ``layer_norm_position`` (bertedu only): ``"post"`` (BERT) or ``"pre"`` (LayerNorm before each sub-layer).
+
+Introduced in notebook 05 (the switches in notebook 10).
 """
 
 from __future__ import annotations
@@ -17,26 +24,45 @@ from pathlib import Path
 from typing import Any
 
 from bertedu.utils import atomic_write_text
+from bertedu.validation import require_int, require_probability
 
 # The paper's model sizes (L layers / H hidden / A heads); the feed-forward size is always 4H.
 # tiny..medium are the compact models of Turc et al. (2019); base and large are the paper's.
 PRESETS: dict[str, dict[str, int]] = {
-    "tiny": {"num_hidden_layers": 2, "hidden_size": 128, "num_attention_heads": 2},
-    "mini": {"num_hidden_layers": 4, "hidden_size": 256, "num_attention_heads": 4},
-    "small": {"num_hidden_layers": 4, "hidden_size": 512, "num_attention_heads": 8},
-    "medium": {"num_hidden_layers": 8, "hidden_size": 512, "num_attention_heads": 8},
-    "base": {"num_hidden_layers": 12, "hidden_size": 768, "num_attention_heads": 12},
-    "large": {"num_hidden_layers": 24, "hidden_size": 1024, "num_attention_heads": 16},
+    "tiny": {"num_hidden_layers": 2, "hidden_size": 128, "num_attention_heads": 2, "intermediate_size": 512},
+    "mini": {"num_hidden_layers": 4, "hidden_size": 256, "num_attention_heads": 4, "intermediate_size": 1024},
+    "small": {
+        "num_hidden_layers": 4,
+        "hidden_size": 512,
+        "num_attention_heads": 8,
+        "intermediate_size": 2048,
+    },
+    "medium": {
+        "num_hidden_layers": 8,
+        "hidden_size": 512,
+        "num_attention_heads": 8,
+        "intermediate_size": 2048,
+    },
+    "base": {
+        "num_hidden_layers": 12,
+        "hidden_size": 768,
+        "num_attention_heads": 12,
+        "intermediate_size": 3072,
+    },
+    "large": {
+        "num_hidden_layers": 24,
+        "hidden_size": 1024,
+        "num_attention_heads": 16,
+        "intermediate_size": 4096,
+    },
 }
-for _sizes in PRESETS.values():
-    _sizes["intermediate_size"] = 4 * _sizes["hidden_size"]
 
 ATTN_IMPLEMENTATIONS = ("eager", "sdpa")
+POSITION_EMBEDDING_TYPES = ("absolute", "none")
+LAYER_NORM_POSITIONS = ("post", "pre")
 
-# Keys of a Hugging Face config.json that describe *other* models than the post-LN encoder built here.
+# Keys of a Hugging Face config.json that describe *other* models than the encoder built here.
 _UNSUPPORTED = {
-    "position_embedding_type": ("absolute", None),
-    "is_decoder": (False, None),
     "add_cross_attention": (False, None),
 }
 
@@ -48,8 +74,21 @@ class BertConfig:
     ``attn_implementation`` chooses how attention is computed: ``"eager"`` (default) is the explicit
     ``softmax(QKᵀ/√d)V`` of notebook 01, ``"sdpa"`` calls PyTorch's fused
     ``F.scaled_dot_product_attention`` (faster, same result; the explicit path is still used when
-    attention weights are requested). ``mlm_logits_at_labels_only`` makes ``BertForPreTraining`` compute
-    vocabulary logits only at labelled positions when labels are given (same loss, much less work).
+    attention weights are requested).
+
+    The ablation switches (notebook 10; defaults are BERT's):
+
+    - ``is_decoder=True``: causal self-attention (the mask also hides every later token), as in
+      ``transformers`` with the same field; the token outputs equal ``transformers``' (tested). No
+      cross-attention (``add_cross_attention`` must stay False). Because [CLS] then sees only itself, the
+      pooler reads the *last* real token instead (GPT classifies from its last token too); ``transformers``
+      pools [CLS] even in a decoder, so the pooled output of a causal checkpoint differs there.
+    - ``position_embedding_type="none"``: no position table at all, so attention sees a bag of tokens (the
+      model is permutation-equivariant). ``"absolute"`` is BERT's. ``transformers`` 5 has no such field
+      and would add randomly initialised positions: such a checkpoint does not load faithfully there.
+    - ``layer_norm_position="pre"``: ``x + f(LN(x))`` in every sub-layer plus a final LayerNorm
+      (``encoder.LayerNorm``) instead of BERT's ``LN(x + f(x))``. bertedu only: ``transformers``' BERT is
+      post-LN, so a pre-LN checkpoint does not load in ``transformers``.
 
     Introduced in notebook 05.
     """
@@ -69,9 +108,12 @@ class BertConfig:
     pad_token_id: int = 0
     classifier_dropout: float | None = None  # task heads; None means hidden_dropout_prob
     num_labels: int = 2  # task heads (sequence / token classification); question answering uses 2
+    # ablation switches (notebook 10); the defaults are BERT's:
+    is_decoder: bool = False  # causal self-attention (Hugging Face's field)
+    position_embedding_type: str = "absolute"  # "absolute" (learned table) or "none" (no positions)
+    layer_norm_position: str = "post"  # bertedu only: "post" (BERT) or "pre" (+ a final LayerNorm)
     # bertedu switches (ignored by transformers, which honours attn_implementation too):
     attn_implementation: str = "eager"
-    mlm_logits_at_labels_only: bool = False
     architectures: list[str] | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
@@ -90,9 +132,7 @@ class BertConfig:
             "type_vocab_size",
             "num_labels",
         ):
-            value = getattr(self, name)
-            if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
-                raise ValueError(f"BertConfig.{name} must be a positive integer, got {value!r}.")
+            require_int(f"BertConfig.{name}", getattr(self, name), 1)
         if self.hidden_size % self.num_attention_heads != 0:
             raise ValueError(
                 f"hidden_size ({self.hidden_size}) must be divisible by num_attention_heads "
@@ -105,13 +145,9 @@ class BertConfig:
                 "Other activations are not part of BERT and are not supported here."
             )
         for name in ("hidden_dropout_prob", "attention_probs_dropout_prob"):
-            value = getattr(self, name)
-            if not isinstance(value, (int, float)) or not 0.0 <= value < 1.0:
-                raise ValueError(f"BertConfig.{name} must be a probability in [0, 1), got {value!r}.")
-        if self.classifier_dropout is not None and not 0.0 <= self.classifier_dropout < 1.0:
-            raise ValueError(
-                f"classifier_dropout must be None or in [0, 1), got {self.classifier_dropout!r}."
-            )
+            require_probability(f"BertConfig.{name}", getattr(self, name))
+        if self.classifier_dropout is not None:
+            require_probability("BertConfig.classifier_dropout (or None)", self.classifier_dropout)
         if not self.initializer_range > 0:
             raise ValueError(f"initializer_range must be positive, got {self.initializer_range!r}.")
         if not self.layer_norm_eps > 0:
@@ -125,6 +161,18 @@ class BertConfig:
         if self.attn_implementation not in ATTN_IMPLEMENTATIONS:
             raise ValueError(
                 f"attn_implementation must be one of {ATTN_IMPLEMENTATIONS}, got {self.attn_implementation!r}."
+            )
+        if not isinstance(self.is_decoder, bool):
+            raise ValueError(f"is_decoder must be True or False, got {self.is_decoder!r}.")
+        if self.position_embedding_type not in POSITION_EMBEDDING_TYPES:
+            raise ValueError(
+                f"position_embedding_type must be one of {POSITION_EMBEDDING_TYPES}, got "
+                f"{self.position_embedding_type!r}: bertedu builds BERT's learned absolute positions or none "
+                "(relative positions such as 'relative_key' are not implemented)."
+            )
+        if self.layer_norm_position not in LAYER_NORM_POSITIONS:
+            raise ValueError(
+                f"layer_norm_position must be 'post' (BERT) or 'pre', got {self.layer_norm_position!r}."
             )
 
     @property
@@ -167,7 +215,7 @@ class BertConfig:
         """Build a config from a (Hugging Face) ``config.json`` dict; unknown keys are ignored.
 
         Keys such as ``architectures``, ``model_type`` or ``transformers_version`` are accepted. A config
-        describing a different model (relative positions, a decoder) raises ``ValueError``.
+        describing a different model (relative positions, cross-attention) raises ``ValueError``.
         """
         data = {**data, **overrides}
         model_type = data.get("model_type", "bert")
@@ -176,12 +224,14 @@ class BertConfig:
         for key, allowed in _UNSUPPORTED.items():
             if data.get(key, None) not in allowed:
                 raise ValueError(
-                    f"{key}={data[key]!r} is not supported: bertedu builds the original BERT encoder."
+                    f"{key}={data[key]!r} is not supported: bertedu builds BERT encoders (is_decoder=True gives "
+                    "causal self-attention, but there is no cross-attention to another model's outputs)."
                 )
         if "num_labels" not in data and isinstance(data.get("id2label"), dict):
             data["num_labels"] = len(data["id2label"])  # transformers stores labels, not their number
-        if data.get("attn_implementation") is None:
-            data.pop("attn_implementation", None)
+        for key in ("attn_implementation", "is_decoder", "position_embedding_type", "layer_norm_position"):
+            if key in data and data[key] is None:  # transformers writes null for "the default"
+                data.pop(key)
         if data.get("hidden_act") in ("gelu_python",):  # same function, another name
             data["hidden_act"] = "gelu"
         names = {f.name for f in dataclasses.fields(cls)}

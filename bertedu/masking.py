@@ -38,7 +38,7 @@ from dataclasses import dataclass, fields
 
 import torch
 
-IGNORE_INDEX = -100  # label value that F.cross_entropy(ignore_index=-100) skips
+from bertedu.losses import IGNORE_INDEX  # label value that F.cross_entropy(ignore_index=-100) skips
 
 
 @dataclass
@@ -88,26 +88,54 @@ class MaskingResult:
         }
 
 
-def mask_tokens(input_ids: torch.Tensor, **kwargs) -> tuple[torch.Tensor, torch.Tensor]:
+def mask_tokens(
+    input_ids: torch.Tensor,
+    *,
+    tokenizer=None,
+    mask_token_id: int | None = None,
+    vocab_size: int | None = None,
+    special_token_ids: Iterable[int] | None = None,
+    mlm_probability: float = 0.15,
+    mask_replace_prob: float = 0.8,
+    random_replace_prob: float = 0.1,
+    selection: str = "bernoulli",
+    ensure_one_masked: bool = True,
+    word_ids: torch.Tensor | None = None,
+    whole_word_mask: bool = False,
+    generator: torch.Generator | None = None,
+) -> tuple[torch.Tensor, torch.Tensor]:
     """Apply BERT's MLM corruption; returns ``(masked_input_ids, labels)``, both shaped like ``input_ids``.
 
-    ``input_ids``: ``(B, T)`` or ``(T,)`` LongTensor; it is not modified. Keyword arguments as
-    :func:`mask_tokens_with_details`, e.g.
-    ``mask_tokens(ids, mask_token_id=tok.mask_token_id, vocab_size=tok.vocab_size,
-    special_token_ids=tok.all_special_ids, generator=torch.Generator().manual_seed(0))``
-    or simply ``mask_tokens(ids, tokenizer=tok)``. Introduced in notebook 03.
+    ``input_ids``: ``(B, T)`` or ``(T,)`` LongTensor; it is not modified. ``mask_tokens(ids, tokenizer=tok)``
+    takes the [MASK] id, the vocabulary size and the special ids from the tokenizer. The other arguments
+    are explained in :func:`mask_tokens_with_details`, which also says which positions were selected,
+    masked, randomized or kept. Introduced in notebook 03.
     """
-    result = mask_tokens_with_details(input_ids, **kwargs)
+    result = mask_tokens_with_details(
+        input_ids,
+        tokenizer=tokenizer,
+        mask_token_id=mask_token_id,
+        vocab_size=vocab_size,
+        special_token_ids=special_token_ids,
+        mlm_probability=mlm_probability,
+        mask_replace_prob=mask_replace_prob,
+        random_replace_prob=random_replace_prob,
+        selection=selection,
+        ensure_one_masked=ensure_one_masked,
+        word_ids=word_ids,
+        whole_word_mask=whole_word_mask,
+        generator=generator,
+    )
     return result.input_ids, result.labels
 
 
 def mask_tokens_with_details(
     input_ids: torch.Tensor,
     *,
+    tokenizer=None,
     mask_token_id: int | None = None,
     vocab_size: int | None = None,
     special_token_ids: Iterable[int] | None = None,
-    tokenizer=None,
     mlm_probability: float = 0.15,
     mask_replace_prob: float = 0.8,
     random_replace_prob: float = 0.1,
@@ -128,43 +156,20 @@ def mask_tokens_with_details(
     word index per token (``-1`` = not part of a word), as from ``tokenizer.word_ids(input_ids)``: turns on
     whole-word masking; ``whole_word_mask=True`` computes them from ``tokenizer``. Introduced in notebook 03.
     """
-    # -- check the inputs (every mistake a student can make gets a message here, not deep inside) --------
-    if tokenizer is not None:
-        mask_token_id = tokenizer.mask_token_id if mask_token_id is None else mask_token_id
-        vocab_size = tokenizer.vocab_size if vocab_size is None else vocab_size
-        special_token_ids = tokenizer.all_special_ids if special_token_ids is None else special_token_ids
-    if mask_token_id is None or vocab_size is None or special_token_ids is None:
-        raise ValueError(
-            "mask_tokens needs mask_token_id=, vocab_size= and special_token_ids= "
-            "(e.g. tokenizer.mask_token_id, tokenizer.vocab_size, tokenizer.all_special_ids), "
-            "or tokenizer=tokenizer."
-        )
-    if (
-        not isinstance(input_ids, torch.Tensor)
-        or input_ids.dtype != torch.long
-        or input_ids.dim() not in (1, 2)
-    ):
-        raise ValueError(
-            "input_ids must be a (B, T) or (T,) torch.long tensor, got "
-            f"{type(input_ids).__name__} {getattr(input_ids, 'dtype', '')} "
-            f"{tuple(getattr(input_ids, 'shape', ()))}; use torch.tensor(ids, dtype=torch.long)."
-        )
-    _check_probabilities(mlm_probability, mask_replace_prob, random_replace_prob, selection)
-    special = torch.tensor(
-        sorted({int(i) for i in special_token_ids} | {int(mask_token_id)}), dtype=torch.long
-    )
-    if input_ids.numel() and (int(input_ids.min()) < 0 or int(input_ids.max()) >= vocab_size):
-        raise ValueError(
-            f"input_ids holds ids outside 0..{vocab_size - 1} (min {int(input_ids.min())}, max "
-            f"{int(input_ids.max())}): was it made with a different tokenizer/vocabulary?"
-        )
-    replacements = _non_special_ids(vocab_size, special)  # (V - n_special,)
-    if len(replacements) == 0 and random_replace_prob > 0:
-        raise ValueError("The vocabulary has no non-special token to use as a random replacement.")
-    if whole_word_mask and word_ids is None:
-        if tokenizer is None:
-            raise ValueError("whole_word_mask=True needs tokenizer= (to find word boundaries) or word_ids=.")
-        word_ids = tokenizer.word_ids(input_ids)
+    mask_token_id, vocab_size, special, replacements, word_ids = _checked_setup(
+        input_ids,
+        tokenizer,
+        mask_token_id,
+        vocab_size,
+        special_token_ids,
+        mlm_probability,
+        mask_replace_prob,
+        random_replace_prob,
+        selection,
+        word_ids,
+        whole_word_mask,
+        generator,
+    )  # every mistake a student can make gets a message there, not deep inside
 
     squeeze = input_ids.dim() == 1
     ids = input_ids.unsqueeze(0) if squeeze else input_ids  # (B, T)
@@ -219,6 +224,67 @@ def mask_tokens_with_details(
     return result
 
 
+def _checked_setup(
+    input_ids,
+    tokenizer,
+    mask_token_id,
+    vocab_size,
+    special_token_ids,
+    mlm_probability,
+    mask_replace_prob,
+    random_replace_prob,
+    selection,
+    word_ids,
+    whole_word_mask,
+    generator,
+):
+    """Check :func:`mask_tokens_with_details`'s arguments and fill them in from the tokenizer. Returns
+    ``(mask_token_id, vocab_size, special ids (S,), replacement ids (V - S,), word_ids or None)``."""
+    if tokenizer is not None:
+        mask_token_id = tokenizer.mask_token_id if mask_token_id is None else mask_token_id
+        vocab_size = tokenizer.vocab_size if vocab_size is None else vocab_size
+        special_token_ids = tokenizer.all_special_ids if special_token_ids is None else special_token_ids
+    if mask_token_id is None or vocab_size is None or special_token_ids is None:
+        raise ValueError(
+            "mask_tokens needs mask_token_id=, vocab_size= and special_token_ids= "
+            "(e.g. tokenizer.mask_token_id, tokenizer.vocab_size, tokenizer.all_special_ids), "
+            "or tokenizer=tokenizer."
+        )
+    if (
+        not isinstance(input_ids, torch.Tensor)
+        or input_ids.dtype != torch.long
+        or input_ids.dim() not in (1, 2)
+    ):
+        raise ValueError(
+            "input_ids must be a (B, T) or (T,) torch.long tensor, got "
+            f"{type(input_ids).__name__} {getattr(input_ids, 'dtype', '')} "
+            f"{tuple(getattr(input_ids, 'shape', ()))}; use torch.tensor(ids, dtype=torch.long)."
+        )
+    _check_probabilities(mlm_probability, mask_replace_prob, random_replace_prob, selection)
+    if generator is not None and not isinstance(generator, torch.Generator):
+        raise ValueError(
+            f"generator must be a torch.Generator or None (the global random state), got "
+            f"{type(generator).__name__} {generator!r}; for a seed use generator=torch.Generator().manual_seed(0)."
+        )
+    special = torch.tensor(
+        sorted({int(i) for i in special_token_ids} | {int(mask_token_id)}), dtype=torch.long
+    )
+    if input_ids.numel() and (int(input_ids.min()) < 0 or int(input_ids.max()) >= vocab_size):
+        raise ValueError(
+            f"input_ids holds ids outside 0..{vocab_size - 1} (min {int(input_ids.min())}, max "
+            f"{int(input_ids.max())}): was it made with a different tokenizer/vocabulary?"
+        )
+    replacements = _non_special_ids(vocab_size, special)  # (V - n_special,)
+    if len(replacements) == 0 and random_replace_prob > 0:
+        raise ValueError("The vocabulary has no non-special token to use as a random replacement.")
+    if whole_word_mask and word_ids is None:
+        if tokenizer is None:
+            raise ValueError("whole_word_mask=True needs tokenizer= (to find word boundaries) or word_ids=.")
+        word_ids = tokenizer.word_ids(input_ids)
+
+    return mask_token_id, vocab_size, special, replacements, word_ids
+
+
 def _check_probabilities(mlm_probability, mask_replace_prob, random_replace_prob, selection) -> None:
     """Raise a ValueError naming the bad masking parameter (shared with ``bertedu.data``'s collator)."""
     for name, p in [
@@ -241,7 +307,8 @@ _REPLACEMENT_CACHE: dict[tuple[int, tuple[int, ...]], torch.Tensor] = {}
 
 
 def _non_special_ids(vocab_size: int, special: torch.Tensor) -> torch.Tensor:
-    """All ids in ``0..vocab_size-1`` that are not special (cached: the collator calls this every batch)."""
+    """All ids in ``0..vocab_size-1`` that are not special (fast path: cached, the collator calls this every
+    batch)."""
     key = (int(vocab_size), tuple(special.tolist()))
     if key not in _REPLACEMENT_CACHE:
         ids = torch.arange(vocab_size)

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 
 import torch
 
-IGNORE_INDEX = -100  # label of tokens that are not scored (same as bertedu.losses.IGNORE_INDEX)
+from bertedu.losses import IGNORE_INDEX  # label of tokens that are not scored
 
 
 def _as_list(values, name: str) -> list:

@@ -2,22 +2,20 @@
 
     BertModel                      embeddings -> encoder (L post-LN layers) -> tanh pooler on [CLS]
     BertForPreTraining             BertModel + MLM head (tied to the word embeddings) + NSP head
-    BertForSequenceClassification BertModel + dropout + classifier on the pooled [CLS]
+    BertForSequenceClassification  BertModel + dropout + classifier on the pooled [CLS]
     BertForTokenClassification     BertModel + dropout + classifier on every token
     BertForQuestionAnswering       BertModel + qa_outputs: a start and an end score per token
 
 Parameter names are Hugging Face's, so a saved directory (``config.json`` + ``model.safetensors``) is a
-plain ``transformers`` checkpoint, and ``from_pretrained`` reads ``transformers`` checkpoints.
+plain ``transformers`` checkpoint, and ``from_pretrained`` reads ``transformers`` checkpoints (the file
+handling is in :mod:`bertedu.serialization`; the output dataclasses in :mod:`bertedu.outputs`).
 
 Introduced in notebook 04 (pretraining model and losses) and notebook 05 (the full model, init, sizes).
 """
 
 from __future__ import annotations
 
-import dataclasses
-import logging
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -25,201 +23,29 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from bertedu.attention import build_key_mask
+from bertedu import serialization
+from bertedu.attention import build_causal_mask, build_key_mask
 from bertedu.config import BertConfig
 from bertedu.embeddings import BertEmbeddings
 from bertedu.encoder import BertEncoder
 from bertedu.heads import BertLMPredictionHead, BertPooler, BertPreTrainingHeads
 from bertedu.losses import IGNORE_INDEX, masked_cross_entropy, mlm_loss, nsp_loss, pretraining_loss
-from bertedu.utils import atomic_write
+from bertedu.outputs import (
+    BaseModelOutputWithPooling,
+    BertForPreTrainingOutput,
+    LoadingInfo,
+    QuestionAnsweringModelOutput,
+    SequenceClassifierOutput,
+    TokenClassifierOutput,
+)
+from bertedu.validation import check_inputs, check_labels
 
-logger = logging.getLogger(__name__)
-
-WEIGHTS_NAME = "model.safetensors"
-PYTORCH_WEIGHTS_NAME = "pytorch_model.bin"
-CONFIG_NAME = "config.json"
-
-
-# ------------------------------------------------------------------------------------------------------
-# Outputs: dataclasses with Hugging Face's field names.
-# ------------------------------------------------------------------------------------------------------
-@dataclass
-class ModelOutput:
-    """Base of the output dataclasses: ``out.loss``, ``out["loss"]`` and ``out[0]`` (first non-None field).
-
-    Introduced in notebook 04.
-    """
-
-    def to_tuple(self) -> tuple[Any, ...]:
-        return tuple(v for v in (getattr(self, f.name) for f in dataclasses.fields(self)) if v is not None)
-
-    def __getitem__(self, key: str | int) -> Any:
-        return getattr(self, key) if isinstance(key, str) else self.to_tuple()[key]
+# ----------------------------------------------------------------------------------------------------------
+# Shared by every model: BERT's initialisation, tying, and the Hugging Face save/load entry points.
 
 
-@dataclass
-class BaseModelOutputWithPooling(ModelOutput):
-    """``BertModel`` output: last_hidden_state ``(B, T, H)``, pooler_output ``(B, H)``, and on request
-    hidden_states (L + 1 tensors ``(B, T, H)``) and attentions (L tensors ``(B, A, T, T)``).
-    Introduced in notebook 05."""
-
-    last_hidden_state: torch.Tensor
-    pooler_output: torch.Tensor | None = None
-    hidden_states: tuple[torch.Tensor, ...] | None = None
-    attentions: tuple[torch.Tensor, ...] | None = None
-
-
-@dataclass
-class BertForPreTrainingOutput(ModelOutput):
-    """``BertForPreTraining`` output. ``loss = mlm_loss + nsp_loss`` (each part present when its labels are).
-
-    prediction_logits is ``(B, T, V)``, or ``(N, V)`` on the MLM fast path (one row per labelled position,
-    in the order of ``labels[labels != -100]``); seq_relationship_logits ``(B, 2)``. Introduced in notebook 04.
-    """
-
-    loss: torch.Tensor | None = None
-    mlm_loss: torch.Tensor | None = None
-    nsp_loss: torch.Tensor | None = None
-    prediction_logits: torch.Tensor | None = None
-    seq_relationship_logits: torch.Tensor | None = None
-    hidden_states: tuple[torch.Tensor, ...] | None = None
-    attentions: tuple[torch.Tensor, ...] | None = None
-
-
-@dataclass
-class SequenceClassifierOutput(ModelOutput):
-    """Sequence classification output: logits ``(B, num_labels)``. Introduced in notebook 07."""
-
-    loss: torch.Tensor | None = None
-    logits: torch.Tensor | None = None
-    hidden_states: tuple[torch.Tensor, ...] | None = None
-    attentions: tuple[torch.Tensor, ...] | None = None
-
-
-@dataclass
-class TokenClassifierOutput(ModelOutput):
-    """Token classification output: logits ``(B, T, num_labels)``. Introduced in notebook 07."""
-
-    loss: torch.Tensor | None = None
-    logits: torch.Tensor | None = None
-    hidden_states: tuple[torch.Tensor, ...] | None = None
-    attentions: tuple[torch.Tensor, ...] | None = None
-
-
-@dataclass
-class QuestionAnsweringModelOutput(ModelOutput):
-    """Span extraction output: start_logits and end_logits ``(B, T)``. Introduced in notebook 07."""
-
-    loss: torch.Tensor | None = None
-    start_logits: torch.Tensor | None = None
-    end_logits: torch.Tensor | None = None
-    hidden_states: tuple[torch.Tensor, ...] | None = None
-    attentions: tuple[torch.Tensor, ...] | None = None
-
-
-@dataclass
-class LoadingInfo:
-    """What ``from_pretrained`` did: weights that started fresh, checkpoint weights that were not used.
-
-    Introduced in notebook 07.
-    """
-
-    missing_keys: list[str]
-    unexpected_keys: list[str]
-
-
-# ------------------------------------------------------------------------------------------------------
-# Input checks (cheap: shapes, dtypes and one min/max per tensor).
-# ------------------------------------------------------------------------------------------------------
-_INT_DTYPES = (torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8)
-
-
-def _check_ids(name: str, ids: torch.Tensor, upper: int, what: str, shape: torch.Size | None = None) -> None:
-    if not isinstance(ids, torch.Tensor):
-        raise ValueError(f"{name} must be a torch.Tensor, got {type(ids).__name__}; use torch.tensor(...).")
-    if ids.dtype not in _INT_DTYPES:
-        raise ValueError(
-            f"{name} must hold integer ids (torch.long), got dtype {ids.dtype}. Ids index a lookup table; "
-            "convert with .long() if they are whole numbers stored as floats."
-        )
-    if shape is not None and ids.shape != shape:
-        raise ValueError(
-            f"{name} has shape {tuple(ids.shape)} but input_ids has {tuple(shape)}; they must match."
-        )
-    if ids.numel() == 0:
-        return
-    lo, hi = torch.aminmax(ids)
-    if lo.item() < 0 or hi.item() >= upper:
-        raise ValueError(
-            f"{name} must lie in [0, {upper}) ({what}), found values from {lo.item()} to {hi.item()}."
-        )
-
-
-def check_inputs(
-    config: BertConfig,
-    input_ids: torch.Tensor,
-    attention_mask: torch.Tensor | None = None,
-    token_type_ids: torch.Tensor | None = None,
-) -> None:
-    """Raise a clear ``ValueError`` for inputs a BERT of this config cannot take. Introduced in notebook 05."""
-    if isinstance(input_ids, torch.Tensor) and input_ids.dim() != 2:
-        hint = " For one sentence use input_ids.unsqueeze(0)." if input_ids.dim() == 1 else ""
-        raise ValueError(f"input_ids must have shape (B, T), got {tuple(input_ids.shape)}.{hint}")
-    _check_ids("input_ids", input_ids, config.vocab_size, f"vocab_size = {config.vocab_size}")
-    B, T = input_ids.shape
-    if T == 0:
-        raise ValueError("input_ids has no tokens (T = 0).")
-    if T > config.max_position_embeddings:
-        raise ValueError(
-            f"Sequence length {T} exceeds max_position_embeddings = {config.max_position_embeddings}: there is "
-            "no position embedding beyond that. Truncate the input (tokenizer truncation / max_length)."
-        )
-    if token_type_ids is not None:
-        _check_ids(
-            "token_type_ids",
-            token_type_ids,
-            config.type_vocab_size,
-            f"type_vocab_size = {config.type_vocab_size}",
-            input_ids.shape,
-        )
-    if attention_mask is not None:
-        if not isinstance(attention_mask, torch.Tensor):
-            raise ValueError(f"attention_mask must be a torch.Tensor, got {type(attention_mask).__name__}.")
-        if attention_mask.shape != input_ids.shape:
-            raise ValueError(
-                f"attention_mask has shape {tuple(attention_mask.shape)} but input_ids has {tuple(input_ids.shape)}; "
-                "it must be (B, T) with 1 for real tokens and 0 for padding."
-            )
-        if ((attention_mask != 0) & (attention_mask != 1)).any():
-            raise ValueError("attention_mask must contain only 0 (padding) and 1 (real token).")
-        if not attention_mask.any(dim=1).all():
-            raise ValueError(
-                "Every sequence needs at least one real token: a row of attention_mask is all 0."
-            )
-
-
-def _check_labels(
-    name: str, labels: torch.Tensor, shape: tuple[int, ...], num_classes: int, ignore_index: int | None = None
-) -> None:
-    if not isinstance(labels, torch.Tensor) or labels.dtype not in _INT_DTYPES:
-        got = labels.dtype if isinstance(labels, torch.Tensor) else type(labels).__name__
-        raise ValueError(f"{name} must be an integer tensor (torch.long), got {got}.")
-    if tuple(labels.shape) != tuple(shape):
-        raise ValueError(f"{name} must have shape {tuple(shape)}, got {tuple(labels.shape)}.")
-    valid = (labels >= 0) & (labels < num_classes)
-    if ignore_index is not None:
-        valid |= labels == ignore_index
-    if not valid.all():
-        bad = labels[~valid][0].item()
-        allowed = f"[0, {num_classes})" + (f" or {ignore_index}" if ignore_index is not None else "")
-        raise ValueError(f"{name} must lie in {allowed}; found {bad}.")
-
-
-# ------------------------------------------------------------------------------------------------------
-# Base class: initialisation, saving, loading.
-# ------------------------------------------------------------------------------------------------------
 class BertPreTrainedModel(nn.Module):
-    """Shared machinery: BERT's initialisation, ``save_pretrained`` / ``from_pretrained`` in HF format.
+    """Base of the models below: BERT's initialisation, ``save_pretrained`` / ``from_pretrained``.
 
     Introduced in notebook 05.
     """
@@ -238,7 +64,6 @@ class BertPreTrainedModel(nn.Module):
             )
         self.config = config
 
-    # --- initialisation ---------------------------------------------------------------------------
     @torch.no_grad()
     def _init_weights(self, module: nn.Module) -> None:
         """BERT's init: weights ~ N(0, 0.02), biases 0, LayerNorm 1 and 0, the [PAD] embedding row 0."""
@@ -277,197 +102,41 @@ class BertPreTrainedModel(nn.Module):
         """The device of the model's parameters (move inputs there)."""
         return next(self.parameters()).device
 
-    # --- saving -----------------------------------------------------------------------------------
     def save_pretrained(self, directory: str | os.PathLike, tokenizer: Any = None) -> Path:
-        """Write ``config.json`` and ``model.safetensors`` (and the tokenizer's ``vocab.txt`` if one is given).
+        """Write an HF-format folder (``config.json``, ``model.safetensors``, the tokenizer's ``vocab.txt``).
 
-        The directory is a Hugging Face checkpoint: ``transformers.<same class>.from_pretrained(directory)``
-        loads it with no missing or unexpected keys. Each file is written atomically. Returns the path.
+        ``transformers.<same class>.from_pretrained(directory)`` loads it with no missing or unexpected keys.
         Introduced in notebook 05.
         """
-        from safetensors.torch import save_file
+        return serialization.save_pretrained(self, directory, tokenizer)
 
-        directory = Path(directory)
-        directory.mkdir(parents=True, exist_ok=True)
-        if tokenizer is not None:
-            if not hasattr(tokenizer, "save_pretrained") and not hasattr(tokenizer, "save_vocabulary"):
-                raise ValueError("tokenizer must have a save_vocabulary (or save_pretrained) method.")
-            tok_size = getattr(tokenizer, "vocab_size", None)
-            if isinstance(tok_size, int) and tok_size > self.config.vocab_size:
-                raise ValueError(
-                    f"The tokenizer has {tok_size} tokens but the model only {self.config.vocab_size} embeddings; "
-                    "save the tokenizer the model was trained with."
-                )
-        state = {
-            name: tensor.detach().contiguous().cpu()
-            for name, tensor in self.state_dict().items()
-            if name not in self._tied_keys
-        }
-        atomic_write(directory / WEIGHTS_NAME, lambda p: save_file(state, str(p), metadata={"format": "pt"}))
-        self.config.replace(architectures=[type(self).__name__]).to_json_file(directory / CONFIG_NAME)
-        if tokenizer is not None:  # vocab.txt (+ tokenizer_config.json when the tokenizer writes one)
-            if hasattr(tokenizer, "save_pretrained"):
-                tokenizer.save_pretrained(str(directory))
-            else:
-                tokenizer.save_vocabulary(str(directory))
-        return directory
-
-    # --- loading ----------------------------------------------------------------------------------
     @classmethod
-    def from_pretrained(
-        cls,
-        directory: str | os.PathLike,
-        *,
-        config: BertConfig | None = None,
-        output_loading_info: bool = False,
-        **config_overrides: Any,
-    ):
-        """Load a Hugging Face-format BERT directory (``config.json`` + ``model.safetensors`` or
-        ``pytorch_model.bin``). Returns the model in eval mode (and a :class:`LoadingInfo` if asked).
+    def from_pretrained(cls, directory: str | os.PathLike, **kwargs: Any):
+        """Load an HF-format BERT folder into this class (eval mode); see :func:`bertedu.serialization.from_pretrained`.
 
-        Accepts weights with or without the ``bert.`` prefix, old ``LayerNorm.gamma/beta`` names and
-        checkpoints without this model's heads: those heads keep their fresh initialisation and a warning
-        is logged (visible in a notebook) naming them. ``config_overrides`` change config fields, e.g.
-        ``num_labels=3`` or ``attn_implementation="sdpa"``. ``.bin`` files load with ``weights_only=True``.
         Introduced in notebook 07.
         """
-        directory = Path(directory)
-        if not directory.is_dir():
-            raise FileNotFoundError(
-                f"{directory} is not a directory; expected a folder with config.json and weights."
-            )
-        if config is None:
-            config = BertConfig.from_json_file(directory / CONFIG_NAME, **config_overrides)
-        elif config_overrides:
-            config = config.replace(**config_overrides)
-        model = cls(config)
-        info = model.load_hf_state_dict(load_checkpoint_file(directory), source=directory.name)
-        model.eval()
-        return (model, info) if output_loading_info else model
+        return serialization.from_pretrained(cls, directory, **kwargs)
 
     def load_hf_state_dict(
         self, state_dict: dict[str, torch.Tensor], source: str = "the checkpoint"
     ) -> LoadingInfo:
-        """Copy weights from a (Hugging Face) state dict into this model, tolerant of naming variants.
-
-        Renames ``gamma/beta`` to ``weight/bias``, adds or strips the ``bert.`` prefix, ignores buffers
-        (``position_ids``) and tied copies; shapes must match. Missing weights keep their initialisation and
-        are reported in a logged warning. Introduced in notebook 07.
-        """
-        own = self.state_dict()
-        expected = {k for k in own if k not in self._tied_keys}
-        wants_prefix = any(k.startswith(self.base_model_prefix + ".") for k in own)
-        renamed = _normalise_keys(state_dict, wants_prefix, self.base_model_prefix)
-
-        missing = sorted(expected - set(renamed))
-        unexpected = sorted(set(renamed) - expected)
-        for key in sorted(expected & set(renamed)):
-            if renamed[key].shape != own[key].shape:
-                raise ValueError(
-                    f"{key} has shape {tuple(renamed[key].shape)} in {source} but {tuple(own[key].shape)} in this "
-                    "model: the config does not describe this checkpoint (e.g. vocab_size or num_labels differ)."
-                )
-        prefix = self.base_model_prefix + "." if wants_prefix else ""
-        if not any(k.startswith(prefix + "embeddings.") for k in renamed):
-            raise ValueError(
-                f"No BERT embedding weights found in {source}: is it a BERT checkpoint? "
-                f"First keys: {list(state_dict)[:3]}"
-            )
-        self.load_state_dict({k: renamed[k] for k in expected & set(renamed)}, strict=False)
-        self.tie_weights()
-
-        if missing:
-            logger.warning(
-                "%s: %d weight tensors were not in %s and start from random initialisation: %s. "
-                "Train them (fine-tune) before trusting their outputs.",
-                type(self).__name__,
-                len(missing),
-                source,
-                _summarise(missing),
-            )
-        loud = [k for k in unexpected if not k.startswith(self._quiet_unused_prefixes)]
-        if loud:
-            logger.warning(
-                "%s: %d weight tensors of %s were not used: %s.",
-                type(self).__name__,
-                len(loud),
-                source,
-                _summarise(loud),
-            )
-        info = LoadingInfo(missing_keys=missing, unexpected_keys=unexpected)
-        self.loading_info = info
-        return info
+        """Copy a (Hugging Face) state dict into this model; see :func:`bertedu.serialization.load_hf_state_dict`."""
+        return serialization.load_hf_state_dict(self, state_dict, source)
 
 
-def load_checkpoint_file(directory: str | os.PathLike) -> dict[str, torch.Tensor]:
-    """Read the weights of a checkpoint directory: ``model.safetensors``, else ``pytorch_model.bin``
-    through ``torch.load(weights_only=True)`` (no arbitrary unpickling). Introduced in notebook 07."""
-    directory = Path(directory)
-    if (directory / WEIGHTS_NAME).is_file():
-        from safetensors.torch import load_file
-
-        return load_file(str(directory / WEIGHTS_NAME), device="cpu")
-    if (directory / PYTORCH_WEIGHTS_NAME).is_file():
-        try:
-            return torch.load(directory / PYTORCH_WEIGHTS_NAME, map_location="cpu", weights_only=True)
-        except Exception as err:  # an unpickling error means the file holds more than tensors
-            raise ValueError(
-                f"{directory / PYTORCH_WEIGHTS_NAME} could not be loaded safely (weights_only=True): {err}"
-            ) from err
-    if (directory / (WEIGHTS_NAME + ".index.json")).is_file():
-        raise ValueError(
-            f"{directory} holds a sharded checkpoint, which bertedu does not load; save it unsharded."
-        )
-    raise FileNotFoundError(f"No {WEIGHTS_NAME} or {PYTORCH_WEIGHTS_NAME} in {directory}.")
+# ----------------------------------------------------------------------------------------------------------
+# The encoder model
 
 
-def _normalise_keys(
-    state_dict: dict[str, torch.Tensor], wants_prefix: bool, prefix: str
-) -> dict[str, torch.Tensor]:
-    """HF checkpoint names -> this model's names (see ``load_hf_state_dict``)."""
-    heads = ("cls.", "classifier.", "qa_outputs.")
-    out: dict[str, torch.Tensor] = {}
-    for key, tensor in state_dict.items():
-        if "LayerNorm" in key:  # TF-era names
-            key = key.replace("LayerNorm.gamma", "LayerNorm.weight").replace(
-                "LayerNorm.beta", "LayerNorm.bias"
-            )
-        if wants_prefix and not key.startswith((prefix + ".", *heads)):
-            key = f"{prefix}.{key}"
-        elif not wants_prefix and key.startswith(prefix + "."):
-            key = key[len(prefix) + 1 :]
-        if key.endswith(("embeddings.position_ids", "embeddings.token_type_ids")):
-            continue  # buffers, rebuilt by the model
-        if key == "cls.predictions.decoder.weight":
-            continue  # tied to the word embeddings
-        if key == "cls.predictions.decoder.bias":
-            if "cls.predictions.bias" not in state_dict:
-                out["cls.predictions.bias"] = tensor
-            continue  # tied to cls.predictions.bias
-        out[key] = tensor
-    return out
-
-
-def _summarise(keys: list[str]) -> str:
-    """``['cls.predictions.bias', 'classifier.weight', ...]`` -> ``'cls.predictions.*, classifier.*'``."""
-    groups: list[str] = []
-    for key in keys:
-        module = key.rsplit(".", 1)[0]  # drop .weight / .bias
-        group = ".".join(module.split(".")[:2]) + ".*"
-        if group not in groups:
-            groups.append(group)
-    return ", ".join(groups)
-
-
-# ------------------------------------------------------------------------------------------------------
-# The encoder model.
-# ------------------------------------------------------------------------------------------------------
 class BertModel(BertPreTrainedModel):
     """BERT itself: embeddings, L post-LN encoder layers, and the tanh pooler on [CLS].
 
     ``forward(input_ids (B, T), attention_mask (B, T) 1 = real / 0 = pad, token_type_ids (B, T))`` returns a
     :class:`BaseModelOutputWithPooling`. ``add_pooling_layer=False`` drops the pooler (as HF's token
-    classification and QA models do). Introduced in notebook 05.
+    classification and QA models do). With ``config.is_decoder`` (the left-to-right ablation of notebook 10)
+    attention is causal and the pooler reads the last real token, the only one that has seen the whole
+    sequence. Introduced in notebook 05.
     """
 
     def __init__(self, config: BertConfig, add_pooling_layer: bool = True):
@@ -489,30 +158,46 @@ class BertModel(BertPreTrainedModel):
         check_inputs(self.config, input_ids, attention_mask, token_type_ids)
         # (B, T) 0/1 -> (B, 1, 1, T) boolean mask on keys; skipped when nothing is padded.
         key_mask = None
-        if attention_mask is not None and not bool(attention_mask.all()):
+        # fast path: with no padding (the common case on the CPU) the mask is skipped altogether.
+        if attention_mask is not None and (
+            attention_mask.device.type != "cpu" or not bool(attention_mask.all())
+        ):
             key_mask = build_key_mask(attention_mask)
+        if self.config.is_decoder:  # left-to-right (notebook 10): query i also never sees keys j > i
+            causal = build_causal_mask(input_ids.size(1), input_ids.device)  # (1, 1, T, T)
+            key_mask = causal if key_mask is None else key_mask & causal  # (B, 1, T, T)
 
         embedding_output = self.embeddings(input_ids, token_type_ids)  # (B, T, H)
         last_hidden_state, hidden_states, attentions = self.encoder(
             embedding_output, key_mask, output_attentions, output_hidden_states
         )  # (B, T, H)
-        pooler_output = self.pooler(last_hidden_state) if self.pooler is not None else None  # (B, H)
+        pooler_output = None
+        if self.pooler is not None:
+            pooler_input = last_hidden_state  # (B, T, H); the pooler reads position 0, [CLS]
+            if self.config.is_decoder:  # causal: [CLS] saw only itself; pool the last real token instead
+                last = input_ids.new_full((input_ids.size(0),), input_ids.size(1) - 1)  # (B,)
+                if attention_mask is not None:
+                    last = attention_mask.long().sum(dim=1).clamp(min=1) - 1  # (B,) right padding
+                pooler_input = last_hidden_state[torch.arange(input_ids.size(0)), last][:, None]  # (B, 1, H)
+            pooler_output = self.pooler(pooler_input)  # (B, H)
         return BaseModelOutputWithPooling(last_hidden_state, pooler_output, hidden_states, attentions)
 
 
-# ------------------------------------------------------------------------------------------------------
-# Pretraining: MLM + NSP.
-# ------------------------------------------------------------------------------------------------------
+# ----------------------------------------------------------------------------------------------------------
+# Pretraining: MLM + NSP
+
+
 class BertForPreTraining(BertPreTrainedModel):
     """BERT with its two pretraining heads: masked-LM (``cls.predictions``) and NSP (``cls.seq_relationship``).
 
     ``labels (B, T)``: original ids at masked positions, -100 elsewhere. ``next_sentence_label (B,)``:
     0 = IsNext, 1 = NotNext. ``loss = mlm_loss + nsp_loss`` (each part when its labels are given).
 
-    MLM fast path: with ``mlm_logits_at_labels_only=True`` (forward argument, or the config field of the
-    same name as default) and labels given, the vocabulary projection runs only at labelled positions:
-    ``prediction_logits`` is ``(N, V)`` for the N labelled positions (order of ``labels[labels != -100]``)
-    and the loss is the same as on the full path. Without labels, logits are always ``(B, T, V)``.
+    MLM fast path (the only switch for it): ``forward(..., mlm_logits_at_labels_only=True)`` with labels
+    runs the vocabulary projection only at the N labelled positions. ``prediction_logits`` is then ``(N, V)``
+    (rows in the order of ``labels[labels != -100]``) and the loss is the same as on the full path; about
+    85 % of the ``(B, T, V)`` work is skipped. Without labels, logits are always ``(B, T, V)``.
+    ``bertedu.pretrain`` uses it while training; everything else sees the full path.
 
     The decoder weight *is* ``bert.embeddings.word_embeddings.weight`` (one Parameter), and stays so after
     ``.to()``, ``load_state_dict`` and save/load. Introduced in notebook 04.
@@ -544,7 +229,7 @@ class BertForPreTraining(BertPreTrainedModel):
         next_sentence_label: torch.Tensor | None = None,
         output_attentions: bool = False,
         output_hidden_states: bool = False,
-        mlm_logits_at_labels_only: bool | None = None,
+        mlm_logits_at_labels_only: bool = False,
     ) -> BertForPreTrainingOutput:
         outputs = self.bert(
             input_ids,
@@ -555,13 +240,11 @@ class BertForPreTraining(BertPreTrainedModel):
         )
         sequence_output = outputs.last_hidden_state  # (B, T, H)
         if labels is not None:
-            _check_labels("labels", labels, tuple(input_ids.shape), self.config.vocab_size, IGNORE_INDEX)
+            check_labels("labels", labels, tuple(input_ids.shape), self.config.vocab_size, IGNORE_INDEX)
         if next_sentence_label is not None:
-            _check_labels("next_sentence_label", next_sentence_label, (input_ids.size(0),), 2)
+            check_labels("next_sentence_label", next_sentence_label, (input_ids.size(0),), 2)
 
-        if mlm_logits_at_labels_only is None:
-            mlm_logits_at_labels_only = self.config.mlm_logits_at_labels_only
-        if labels is not None and mlm_logits_at_labels_only:
+        if labels is not None and mlm_logits_at_labels_only:  # fast path: skip the (B, T, V) projection
             selected = labels != IGNORE_INDEX  # (B, T) boolean
             sequence_output = sequence_output[selected]  # (N, H): only the positions with a label
             labels = labels[selected]  # (N,)
@@ -585,9 +268,10 @@ class BertForPreTraining(BertPreTrainedModel):
         )
 
 
-# ------------------------------------------------------------------------------------------------------
-# Fine-tuning models.
-# ------------------------------------------------------------------------------------------------------
+# ----------------------------------------------------------------------------------------------------------
+# Fine-tuning models
+
+
 def _classifier_dropout(config: BertConfig) -> nn.Dropout:
     p = config.classifier_dropout if config.classifier_dropout is not None else config.hidden_dropout_prob
     return nn.Dropout(p)
@@ -640,7 +324,7 @@ class BertForSequenceClassification(BertPreTrainedModel):
                     )
                 loss = F.mse_loss(logits.view(-1), labels.view(-1).to(logits.dtype))
             else:
-                _check_labels("labels", labels, (B,), self.num_labels)
+                check_labels("labels", labels, (B,), self.num_labels)
                 loss = F.cross_entropy(logits, labels)
         return SequenceClassifierOutput(loss, logits, outputs.hidden_states, outputs.attentions)
 
@@ -680,7 +364,7 @@ class BertForTokenClassification(BertPreTrainedModel):
         logits = self.classifier(self.dropout(outputs.last_hidden_state))  # (B, T, num_labels)
         loss = None
         if labels is not None:
-            _check_labels("labels", labels, tuple(input_ids.shape), self.num_labels, IGNORE_INDEX)
+            check_labels("labels", labels, tuple(input_ids.shape), self.num_labels, IGNORE_INDEX)
             loss = masked_cross_entropy(logits, labels)
         return TokenClassifierOutput(loss, logits, outputs.hidden_states, outputs.attentions)
 
@@ -727,8 +411,8 @@ class BertForQuestionAnswering(BertPreTrainedModel):
             raise ValueError("Give both start_positions and end_positions (or neither).")
         if start_positions is not None:
             B, T = input_ids.shape
-            _check_labels("start_positions", start_positions, (B,), T)
-            _check_labels("end_positions", end_positions, (B,), T)
+            check_labels("start_positions", start_positions, (B,), T)
+            check_labels("end_positions", end_positions, (B,), T)
             loss = (
                 F.cross_entropy(start_logits, start_positions) + F.cross_entropy(end_logits, end_positions)
             ) / 2
@@ -737,9 +421,10 @@ class BertForQuestionAnswering(BertPreTrainedModel):
         )
 
 
-# ------------------------------------------------------------------------------------------------------
-# Sizes.
-# ------------------------------------------------------------------------------------------------------
+# ----------------------------------------------------------------------------------------------------------
+# Sizes
+
+
 def count_parameters(model: nn.Module, trainable_only: bool = False) -> int:
     """Number of parameters of a model; a tied Parameter counts once. Introduced in notebook 05."""
     return sum(p.numel() for p in model.parameters() if p.requires_grad or not trainable_only)
@@ -750,8 +435,11 @@ def parameter_breakdown(config: BertConfig) -> dict[str, int]:
 
     embeddings (V + P + T)·H + 2H; one layer 4H² + 2H·I + 9H + I; pooler H² + H;
     MLM head H² + 3H + V (decoder tied, so only its bias counts); NSP head 2H + 2.
+    The ablations of notebook 10: no position table removes P·H; pre-LN adds a final LayerNorm (2H) to the
+    encoder.
     """
-    V, P, S = config.vocab_size, config.max_position_embeddings, config.type_vocab_size
+    V, S = config.vocab_size, config.type_vocab_size
+    P = config.max_position_embeddings if config.position_embedding_type == "absolute" else 0
     H, I, L = config.hidden_size, config.intermediate_size, config.num_hidden_layers  # noqa: E741 (the paper's I)
     layer = (
         4 * (H * H + H)  # query, key, value, attention output dense
@@ -763,7 +451,7 @@ def parameter_breakdown(config: BertConfig) -> dict[str, int]:
     return {
         "embeddings": (V + P + S) * H + 2 * H,
         "encoder_layer": layer,
-        "encoder": L * layer,
+        "encoder": L * layer + (2 * H if config.layer_norm_position == "pre" else 0),
         "pooler": H * H + H,
         "mlm_head": (H * H + H) + 2 * H + V,
         "nsp_head": 2 * H + 2,

@@ -13,12 +13,17 @@ Two stages, exactly as in Google's BERT and Hugging Face's ``BertTokenizer``:
 writes BERT's ``vocab.txt`` (one token per line; the id of a token is its line number, from 0).
 :func:`train_wordpiece` builds a small vocabulary from a corpus.
 
+Why one long module: tokenization is one concept here. The two stages, the ``vocab.txt`` format and the
+trainer share the character classes and the special tokens, and a reader compares the file with Hugging
+Face's ``tokenization_bert.py`` side by side.
+
 Introduced in notebook 02.
 """
 
 from __future__ import annotations
 
 import json
+import numbers
 import os
 import re
 import unicodedata
@@ -199,7 +204,9 @@ class WordpieceTokenizer:
     ):
         self.vocab = vocab if isinstance(vocab, Mapping) else {tok: i for i, tok in enumerate(vocab)}
         self.unk_token = unk_token
-        self.max_input_chars_per_word = max_input_chars_per_word
+        self.max_input_chars_per_word = _positive_whole_number(
+            "max_input_chars_per_word", max_input_chars_per_word
+        )
 
     def tokenize(self, text: str) -> list[str]:
         """Pieces of every whitespace-separated word of ``text`` (already basic-tokenized)."""
@@ -254,6 +261,8 @@ def load_vocab(path: str | os.PathLike) -> dict[str, int]:
         raise ValueError(
             f"{path} is not UTF-8 text (bad byte at offset {err.start}); re-save it as UTF-8."
         ) from err
+    # A byte-order mark (Notepad's "UTF-8 with BOM") is not part of the first token; read_corpus strips it too.
+    text = text.removeprefix("\ufeff")
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()  # the newline that ends the last line
@@ -316,6 +325,8 @@ class BertTokenizer:
         max_input_chars_per_word: int = 100,
         model_max_length: int = 512,
     ):
+        _check_settings(do_lower_case, strip_accents, tokenize_chinese_chars)
+        model_max_length = _positive_whole_number("model_max_length", model_max_length)
         self.vocab = _checked_vocab(vocab)
         self.ids_to_tokens = [""] * len(self.vocab)
         for token, i in self.vocab.items():
@@ -341,13 +352,7 @@ class BertTokenizer:
         settings = {}
         config_file = folder / TOKENIZER_CONFIG_NAME
         if config_file.is_file():
-            config = json.loads(config_file.read_text(encoding="utf-8"))
-            for key in ("do_lower_case", "strip_accents", "tokenize_chinese_chars"):
-                if key in config:
-                    settings[key] = config[key]
-            max_len = config.get("model_max_length")
-            if isinstance(max_len, int) and max_len <= 10**6:  # HF writes a huge number for "no limit"
-                settings["model_max_length"] = max_len
+            settings = _read_tokenizer_config(config_file)
         settings.update(kwargs)
         return cls(load_vocab(path), **settings)
 
@@ -421,7 +426,7 @@ class BertTokenizer:
         self, ids: int | Iterable[int] | torch.Tensor, skip_special_tokens: bool = False
     ) -> str | list[str]:
         """Id(s) -> token(s). Accepts an int, a list or a 1-D tensor."""
-        if isinstance(ids, torch.Tensor):
+        if isinstance(ids, torch.Tensor) or hasattr(ids, "tolist"):  # also NumPy arrays and scalars
             ids = ids.tolist()
         if isinstance(ids, int):
             return self.ids_to_tokens[self._checked_id(ids)]
@@ -429,6 +434,8 @@ class BertTokenizer:
         return [self.ids_to_tokens[self._checked_id(i)] for i in ids if i not in specials]
 
     def _checked_id(self, i) -> int:
+        if isinstance(i, numbers.Integral) and not isinstance(i, bool):
+            i = int(i)  # NumPy integers (np.int64(5)) are ids too
         if not isinstance(i, int) or not 0 <= i < self.vocab_size:
             raise ValueError(
                 f"Token id {i!r} is not in the vocabulary (ids run from 0 to {self.vocab_size - 1})."
@@ -482,6 +489,12 @@ class BertTokenizer:
             raise ValueError(
                 "encode expects text (and text_pair) as str; for a list of texts call tokenizer(texts)."
             )
+        if max_length is not None:
+            if not isinstance(max_length, numbers.Integral) or isinstance(max_length, bool):
+                raise ValueError(
+                    f"max_length must be a whole number of tokens ([CLS]/[SEP] included) or None, got {max_length!r}."
+                )
+            max_length = int(max_length)
         ids_a = self.convert_tokens_to_ids(self.tokenize(text))
         ids_b = None if text_pair is None else self.convert_tokens_to_ids(self.tokenize(text_pair))
         strategy = _truncation_strategy(truncation, max_length)
@@ -530,8 +543,8 @@ class BertTokenizer:
         return_tensors: str | None = None,
     ) -> dict:
         """Encode one text or a batch. With ``return_tensors="pt"`` every value is a ``(B, T)`` LongTensor
-        (``B = 1`` for a single text); ``padding=True`` pads to the longest in the batch.
-        Introduced in notebook 02.
+        (``B = 1`` for a single text; an empty batch gives ``(0, 0)`` tensors); ``padding=True`` pads to the
+        longest in the batch. Introduced in notebook 02.
         """
         single = isinstance(text, str)
         texts = [text] if single else list(text)
@@ -563,6 +576,8 @@ class BertTokenizer:
                 raise ValueError(
                     "The texts have different lengths; pass padding=True to stack them into a tensor."
                 )
+            if not encodings:  # no texts: (0, 0), so the result still has the (B, T) shape
+                return {key: torch.zeros(0, 0, dtype=torch.long) for key in batch}
             return {key: torch.tensor(value, dtype=torch.long) for key, value in batch.items()}  # (B, T)
         if return_tensors is not None:
             raise ValueError(f'return_tensors must be None or "pt", got {return_tensors!r}.')
@@ -579,8 +594,8 @@ class BertTokenizer:
 
         (Hugging Face's decoder also removes the space before ``. , ! ?``.) Introduced in notebook 02.
         """
-        if isinstance(ids, torch.Tensor):
-            if ids.dim() > 1:
+        if isinstance(ids, torch.Tensor) or hasattr(ids, "ndim"):  # also NumPy arrays
+            if ids.ndim > 1:
                 raise ValueError(
                     f"decode takes one sequence (T,), got shape {tuple(ids.shape)}; use batch_decode."
                 )
@@ -603,6 +618,11 @@ class BertTokenizer:
         Used by whole-word masking (notebook 03). Introduced in notebook 02.
         """
         ids = torch.as_tensor(input_ids, dtype=torch.long)
+        if ids.numel() and (int(ids.min()) < 0 or int(ids.max()) >= self.vocab_size):
+            raise ValueError(
+                f"word_ids got ids outside 0..{self.vocab_size - 1} (min {int(ids.min())}, max {int(ids.max())}): "
+                "were they made with a different tokenizer?"
+            )
         if self._is_continuation is None:
             self._is_continuation = torch.tensor([t.startswith("##") for t in self.ids_to_tokens])  # (V,)
         squeeze = ids.dim() == 1
@@ -645,6 +665,64 @@ def _checked_vocab(vocab: Mapping[str, int] | Sequence[str]) -> dict[str, int]:
             f"{list(SPECIAL_TOKENS)}; train one with train_wordpiece (they come first) or add the missing lines."
         )
     return vocab
+
+
+def _positive_whole_number(name: str, value, where: str = "") -> int:
+    """``value`` as an int if it is a whole number >= 1 (NumPy integers too), else a ValueError naming ``name``."""
+    if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < 1:
+        default = {"max_input_chars_per_word": 100, "model_max_length": 512}.get(name)
+        raise ValueError(
+            f"{where}{name} must be a positive whole number, got {value!r}"
+            + (f" (BERT uses {default})." if default else ".")
+        )
+    return int(value)
+
+
+def _check_settings(do_lower_case, strip_accents, tokenize_chinese_chars, where: str = "") -> None:
+    """Raise a ValueError naming the first tokenizer switch that is not a bool (``strip_accents`` may be None).
+
+    ``where`` prefixes the message (e.g. the config file); JSON spells the values true/false/null.
+    """
+    yes, no, none = ("true", "false", "null") if where else ("True", "False", "None")
+    for name, value in (("do_lower_case", do_lower_case), ("tokenize_chinese_chars", tokenize_chinese_chars)):
+        if not isinstance(value, bool):
+            raise ValueError(f"{where}{name} must be {yes} or {no}, got {value!r}.")
+    if strip_accents is not None and not isinstance(strip_accents, bool):
+        raise ValueError(
+            f"{where}strip_accents must be {yes}, {no} or {none} ({none}: follow do_lower_case), got {strip_accents!r}."
+        )
+
+
+def _read_tokenizer_config(path: Path) -> dict:
+    """The settings a ``tokenizer_config.json`` gives :class:`BertTokenizer`, checked; ValueError naming the file."""
+    try:
+        config = json.loads(path.read_text(encoding="utf-8-sig"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise ValueError(
+            f"{path} is not valid JSON ({err}); fix or delete it (it only holds tokenizer settings)."
+        ) from None
+    if not isinstance(config, dict):
+        raise ValueError(
+            f'{path} must hold a JSON object ({{"do_lower_case": true, ...}}), got {type(config).__name__}.'
+        )
+    where = f"{path}: "
+    settings = {
+        key: config[key]
+        for key in ("do_lower_case", "strip_accents", "tokenize_chinese_chars")
+        if key in config
+    }
+    _check_settings(
+        settings.get("do_lower_case", True),
+        settings.get("strip_accents"),
+        settings.get("tokenize_chinese_chars", True),
+        where,
+    )
+    max_len = config.get("model_max_length")
+    if max_len is not None:
+        max_len = _positive_whole_number("model_max_length", max_len, where)
+        if max_len <= 10**6:  # HF writes a huge number (int(1e30)) for "no limit": keep our default then
+            settings["model_max_length"] = max_len
+    return settings
 
 
 def _truncation_strategy(truncation: bool | str | None, max_length: int | None) -> str | None:
@@ -725,6 +803,11 @@ def train_wordpiece(
     merges the most frequent pair instead (byte-pair encoding's rule, which Hugging Face's ``tokenizers``
     WordPiece trainer uses), so frequent words become whole tokens first. Introduced in notebook 02.
     """
+    if isinstance(texts, str):
+        raise ValueError(
+            "train_wordpiece takes a list of sentences (or of documents), not one str: it would learn from "
+            f"single characters. Pass [{texts[:40]!r}] or a list of lines."
+        )
     if not isinstance(vocab_size, int) or isinstance(vocab_size, bool) or vocab_size < 1:
         raise ValueError(f"vocab_size must be a positive int, got {vocab_size!r}.")
     if score not in ("likelihood", "frequency"):
@@ -759,6 +842,7 @@ def train_wordpiece(
     freqs = [word_freq[w] for w in words]
     piece_freq: Counter[str] = Counter()
     pair_freq: Counter[tuple[str, str]] = Counter()
+    # fast path: counts are updated incrementally, only for the words a merge touches (same result as recounting).
     pair_words: dict[tuple[str, str], set[int]] = {}  # pair -> indices of the words containing it
     for i, split in enumerate(splits):
         _count(split, freqs[i], i, piece_freq, pair_freq, pair_words)
@@ -789,6 +873,22 @@ def train_wordpiece(
             stacklevel=2,
         )
     return vocab
+
+
+def train_tokenizer(
+    documents: Iterable[str] | Iterable[Sequence[str]], vocab_size: int | None = None
+) -> BertTokenizer:
+    """A :class:`BertTokenizer` whose WordPiece vocabulary is trained on ``documents`` (sentences or documents).
+
+    ``vocab_size=None`` keeps merging until every word of the corpus is one token (``score="frequency"``, so
+    frequent words become whole first), which makes "predict the masked word" a single-token choice: the
+    pretraining run of notebook 06 uses it.
+    """
+    with warnings.catch_warnings():
+        # With vocab_size=None we ask for more tokens than the corpus supports on purpose.
+        warnings.filterwarnings("ignore", message="train_wordpiece: the corpus supports only")
+        tokens = train_wordpiece(documents, vocab_size or 10**6, score="frequency")
+    return BertTokenizer(tokens)
 
 
 def _count(

@@ -8,8 +8,8 @@ Written for bertedu (CC BY 4.0). Standard library only, fully deterministic: run
 reproduces the committed files byte for byte (``tests/test_data_files.py`` checks this). Change the
 facts or templates here, never the generated files by hand, then re-run the script.
 
-Three tasks, each with train/dev/test splits (70/15/15), sentences in the same small world as
-``data/simple_sentences.txt`` (same vocabulary, same facts, no punctuation):
+Four tasks, each with train/dev/test splits (70/15/15; 60/20/20 for the pair task), sentences in the
+same small world as ``data/simple_sentences.txt`` (same vocabulary, same facts, no punctuation):
 
 - ``sentence_classification/*.tsv``: columns ``sentence`` and ``label`` (``plausible`` or
   ``implausible``), balanced in every split. Plausible sentences restate facts of the world with small
@@ -21,8 +21,12 @@ Three tasks, each with train/dev/test splits (70/15/15), sentences in the same s
 - ``span_extraction/*.jsonl``: one ``{"question", "context", "answer", "answer_start"}`` per line,
   SQuAD style: ``context[answer_start:answer_start + len(answer)] == answer`` and the answer occurs
   exactly once in the context.
+- ``sentence_pair_classification/*.tsv``: columns ``sentence``, ``sentence_b`` and ``label`` (``same`` or ``different``):
+  two sentences about "it"; do they describe the same animal or thing of the world? Built from pairs of
+  facts (``IT_FACTS``) so that every sentence appears as often with ``same`` as with ``different`` and no
+  pair of facts is shared between splits: the label depends on both sentences together.
 
-The script reads ``simple_sentences.txt`` (next to it) only to leave out classification and tagging
+The script reads ``simple_sentences.txt`` (next to it) only to leave out classification, pair and tagging
 sentences that are corpus lines word for word.
 """
 
@@ -31,6 +35,8 @@ from __future__ import annotations
 import argparse
 import json
 import random
+from collections import Counter
+from itertools import combinations
 from pathlib import Path
 
 SEED = 2002  # after seed 002, the blog post whose 100-sentence corpus started this course
@@ -38,6 +44,9 @@ SPLITS = (("train", 0.70), ("dev", 0.15), ("test", 0.15))
 N_CLASSIFICATION = 600  # 300 plausible + 300 implausible
 N_POS = 300
 N_SPAN = 360
+# The sentence-pair task has its own random stream, so adding it left the three tasks above byte-identical.
+PAIR_SEED = 2003
+PAIR_SPLITS = (("train", 0.60), ("dev", 0.20), ("test", 0.20))
 
 # --------------------------------------------------------------------------------------------------
 # The world. Each subject has the adjectives the corpus gives it (possibly none).
@@ -486,13 +495,122 @@ def make_spans(rng):
 
 
 # --------------------------------------------------------------------------------------------------
+# Task 4: sentence pairs. Do two sentences about "it" describe the same animal or thing?
+# --------------------------------------------------------------------------------------------------
+# What the world says of each animal or thing, as "it <predicate>": every predicate belongs to exactly one
+# of them in the corpus (no "drinks water": the dog and the cow both do; no "shines in the sky": the sun and
+# the moon both do). People are left out: "he"/"she" would give the answer away.
+# fmt: off
+IT_FACTS = {
+    "the cat": ["sits on the mat", "drinks milk", "sleeps by the fire", "chases the mouse", "catches the mouse",
+                "watches the bird from the window", "jumps over the wall", "is black and soft"],
+    "the dog": ["barks at the door", "digs in the garden", "hides a bone in the garden", "runs in the park",
+                "chases the ball", "sleeps under the table", "is big and brown", "drinks water from a bowl"],
+    "the bird": ["sings in the tree", "sits on a branch", "flies over the hill", "eats a seed",
+                 "builds a nest in the tree", "sleeps in the nest"],
+    "the fish": ["swims in the river", "hides under a rock", "lives in the river"],
+    "the mouse": ["hides in the wall", "eats cheese", "runs from the cat", "is small and grey", "lives in the wall",
+                  "runs in the kitchen at night"],
+    "the cow": ["eats grass in the field", "gives milk", "stands in the field", "is black and white"],
+    "the sun": ["rises in the east", "sets in the west", "is hot and bright", "shines on the grass"],
+    "the moon": ["shines at night", "is round and white", "shines over the hill"],
+    "the river": ["flows to the sea", "is long and cold", "flows from the hill to the sea"],
+}
+# fmt: on
+IT_ANIMALS = {"the cat", "the dog", "the bird", "the fish", "the mouse", "the cow"}
+# Time phrases the world allows with a predicate (as in FACTS), and the base forms "likes to ..." needs.
+IT_TIMES = {predicate(f): f["times"] for f in FACTS if f["times"]}
+IT_BASE = {f["verb"]: f["base"] for f in FACTS if f["verb"] not in NO_LIKES}
+
+
+def render_it(rng, subj, pred):
+    """One sentence about "it" stating ``pred``: plain, with a time phrase the world allows, or "it likes to ..."."""
+    verb, rest = pred.split(" ", 1)
+    form = rng.random()
+    if form < 0.25 and subj in IT_ANIMALS and verb in IT_BASE:
+        return f"it likes to {IT_BASE[verb]} {rest}"
+    sentence = f"it {pred}"
+    if form > 0.5 and IT_TIMES.get(pred):
+        time = rng.choice(IT_TIMES[pred])
+        sentence = f"{time} {sentence}" if rng.random() < 0.5 else f"{sentence} {time}"
+    return sentence
+
+
+def mixed_facts(x, y):
+    """The two "different" combinations of facts that matching positives x and y creates."""
+    return {frozenset((x[1], y[2])), frozenset((y[1], x[2]))}
+
+
+def pair_up(rng, positives, taken):
+    """Match every positive (subject, fact a, fact b) with one of another subject, never making a "different"
+    combination of facts that is in ``taken`` or already made: [(x, y), ...], or None if this shuffle gets
+    stuck (the caller tries again)."""
+    pending = list(positives)
+    rng.shuffle(pending)
+    taken, matches = set(taken), []
+    while pending:
+        counts = Counter(subj for subj, _, _ in pending)
+        biggest = max(sorted(counts), key=counts.__getitem__)  # the largest group first: it is the hardest
+        x = next(item for item in pending if item[0] == biggest)
+        pending.remove(x)
+        partners = [y for y in pending if y[0] != x[0] and not mixed_facts(x, y) & taken]
+        if not partners:
+            return None
+        y = rng.choice(partners)
+        pending.remove(y)
+        taken |= mixed_facts(x, y)
+        matches.append((x, y))
+    return matches
+
+
+def make_pairs(rng):
+    """Quadruples: for facts a1, b1 of subject X and a2, b2 of subject Y, the rows (a1, b1, same), (a2, b2, same),
+    (a1, b2, different), (a2, b1, different). Every sentence of the quadruple is once with each label, so a
+    model that reads one sentence only is at chance. A pair of facts of the same subject (in both orders)
+    belongs to one split, and no "different" combination of facts is made twice, in one split or two."""
+    corpus = corpus_sentences()
+    chunks = {"train": [], "dev": [], "test": []}
+    for subj, preds in IT_FACTS.items():  # stratified: each subject's fact pairs are dealt 60/20/20
+        units = [(subj, a, b) for a, b in combinations(preds, 2)]
+        rng.shuffle(units)
+        n_train, n_dev = round(len(units) * PAIR_SPLITS[0][1]), round(len(units) * PAIR_SPLITS[1][1])
+        chunks["train"] += units[:n_train]
+        chunks["dev"] += units[n_train : n_train + n_dev]
+        chunks["test"] += units[n_train + n_dev :]
+    parts, taken = {}, set()
+    for name in ("test", "dev", "train"):  # the big training split is the easiest to fit around the others
+        positives = [(s, a, b) for s, p, q in sorted(chunks[name]) for a, b in ((p, q), (q, p))]
+        for _ in range(1000):
+            matches = pair_up(rng, positives, taken)
+            if matches is not None:
+                break
+        else:
+            raise RuntimeError(f"could not pair up the {name} split; add facts to IT_FACTS")
+        rows = []
+        for x, y in matches:
+            taken |= mixed_facts(x, y)
+            a1, b1, a2, b2 = (
+                render_it(rng, s, p) for s, p in ((x[0], x[1]), (x[0], x[2]), (y[0], y[1]), (y[0], y[2]))
+            )
+            rows += [(a1, b1, "same"), (a2, b2, "same"), (a1, b2, "different"), (a2, b1, "different")]
+        in_corpus = [s for row in rows for s in row[:2] if s in corpus]
+        if in_corpus:
+            raise ValueError(f"sentence-pair sentences must not be corpus sentences: {in_corpus[:3]}")
+        rng.shuffle(rows)
+        parts[name] = rows
+    return {name: parts[name] for name in ("train", "dev", "test")}
+
+
+# --------------------------------------------------------------------------------------------------
 def write(out_dir: Path):
-    """Generate the three tasks with a fresh random.Random(SEED) and write them under out_dir."""
+    """Generate the four tasks (a fresh random.Random(SEED) for the first three, random.Random(PAIR_SEED) for
+    the pair task) and write them under out_dir."""
     rng = random.Random(SEED)
     tasks = {
         "sentence_classification": make_classification(rng),
         "token_classification": make_pos(rng),
         "span_extraction": make_spans(rng),
+        "sentence_pair_classification": make_pairs(random.Random(PAIR_SEED)),
     }
     for task, splits in tasks.items():
         folder = out_dir / task
@@ -501,6 +619,11 @@ def write(out_dir: Path):
             if task == "sentence_classification":
                 path = folder / f"{name}.tsv"
                 text = "sentence\tlabel\n" + "".join(f"{s}\t{label}\n" for s, label in rows)
+            elif task == "sentence_pair_classification":
+                path = folder / f"{name}.tsv"
+                text = "sentence\tsentence_b\tlabel\n" + "".join(
+                    f"{a}\t{b}\t{label}\n" for a, b, label in rows
+                )
             else:
                 path = folder / f"{name}.jsonl"
                 text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)

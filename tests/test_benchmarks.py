@@ -13,19 +13,41 @@ import bench_quality  # noqa: E402
 from common import Summary  # noqa: E402
 
 
+def fake_pretraining(top1=(0.9, 0.91, 0.92)) -> dict:
+    s = lambda values: Summary(list(values), "")  # noqa: E731
+    held_out = {
+        "mlm_eval.tsv": {"top1": s(top1), "top5": s((0.98, 0.99, 1.0))},
+        "mlm_eval_generalise.tsv": {"top1": s((0.2, 0.25, 0.3)), "top5": s((0.5, 0.55, 0.6))},
+        "nsp_eval.tsv": {"accuracy": s((0.9, 0.95, 0.96))},
+        "nsp_eval_hard.tsv": {"accuracy": s((0.52, 0.57, 0.6))},
+    }
+    return {
+        "scores": {
+            "mlm_top1": held_out["mlm_eval.tsv"]["top1"],
+            "mlm_top5": held_out["mlm_eval.tsv"]["top5"],
+            "nsp_accuracy": held_out["nsp_eval.tsv"]["accuracy"],
+        },
+        "held_out": held_out,
+        "minibert": {
+            "mlm_eval.tsv": {"top1": s((0.77, 0.81, 0.82)), "top5": s((0.93, 0.95, 0.96))},
+            "mlm_eval_generalise.tsv": {"top1": s((0.15, 0.2, 0.25)), "top5": s((0.45, 0.475, 0.5))},
+        },
+        "minibert_budget": {"steps": 3000, "learning_rate": 3e-3},
+        "baselines": {
+            "mlm_eval.tsv": {"top1": 0.785, "top5": 0.924},
+            "mlm_eval_generalise.tsv": {"top1": 0.125, "top5": 0.25},
+            "nsp_eval.tsv": {"accuracy": 0.9875},
+            "nsp_eval_hard.tsv": {"accuracy": 0.5},
+        },
+        "train_seconds": Summary([30.0, 31.0, 32.0], "s"),
+        "seeds": 3,
+    }
+
+
 def fake_results(top1=(0.9, 0.91, 0.92), gap=(0.08, 0.09, 0.1), span_f1=(0.6, 0.61, 0.62), minilm_s=20.0):
     s = lambda values: Summary(list(values), "")  # noqa: E731
     return {
-        "pretraining": {
-            "scores": {
-                "mlm_top1": s(top1),
-                "mlm_top5": s((0.98, 0.99, 1.0)),
-                "nsp_accuracy": s((0.9, 0.95, 0.96)),
-            },
-            "baseline": {"mlm_top1": s((0.3, 0.38, 0.4)), "mlm_top5": s((0.7, 0.77, 0.8))},
-            "train_seconds": Summary([30.0, 31.0, 32.0], "s"),
-            "seeds": 3,
-        },
+        "pretraining": fake_pretraining(top1),
         "finetuning": {
             "tasks": {
                 "sentence_classification": {
@@ -64,7 +86,33 @@ def test_nothing_is_missed_when_every_median_meets_its_target():
     assert bench_quality.missed(fake_results()) == []
     text = "\n".join(bench_quality.section(fake_results()))
     assert "❌" not in text and text.count("✅ met") == 7
-    assert "0.380" in text  # the seed-002 baseline is reported next to the mini-BERT
+    assert "0.770 / 0.810 / 0.820" in text  # the one-layer MiniBert is reported next to the mini-BERT
+
+
+def test_every_held_out_file_is_reported_next_to_its_trivial_baseline():
+    text = "\n".join(bench_quality.section(fake_results()))
+    rows = {
+        tuple(cell.strip(" `") for cell in line.split("|")[1:3]): line
+        for line in text.splitlines()
+        if line.startswith("| `")
+    }
+    assert {name for name, _ in rows} == set(bench_quality.HELD_OUT) and len(rows) == 6
+    assert "0.988 (word overlap)" in rows["nsp_eval.tsv", "accuracy"]
+    assert "0.500 (word overlap)" in rows["nsp_eval_hard.tsv", "accuracy"]
+    assert "0.125 (trigram model)" in rows["mlm_eval_generalise.tsv", "top1"]
+    assert "0.150 / 0.200 / 0.250" in rows["mlm_eval_generalise.tsv", "top1"]  # the MiniBert
+    hard = rows["nsp_eval_hard.tsv", "accuracy"]
+    assert "(no NSP head)" in hard and "0.520 / 0.570 / 0.600" in hard and "✅" not in hard  # no target there
+    assert "≥ 0.85 | ✅ met" in rows["nsp_eval.tsv", "accuracy"]
+
+
+def test_the_baselines_of_the_held_out_files_are_the_documented_ones():
+    baselines = bench_quality.held_out_baselines()
+    assert baselines["mlm_eval.tsv"] == {"top1": 62 / 79, "top5": 73 / 79}  # data/README.md
+    assert baselines["mlm_eval_generalise.tsv"] == {"top1": 5 / 40, "top5": 10 / 40}
+    assert baselines["nsp_eval.tsv"] == {"accuracy": 79 / 80} and baselines["nsp_eval_hard.tsv"] == {
+        "accuracy": 0.5
+    }
 
 
 @pytest.mark.parametrize(
@@ -95,3 +143,26 @@ def test_readme_quotes_the_committed_results():
         "run: python benchmarks/run_all.py --readme-only"
     )
     assert "(benchmarks/RESULTS.md)" in block and "ratio" in block
+
+
+def test_trivial_baselines_are_reported_next_to_the_model_and_a_thin_margin_is_named():
+    results = fake_results()
+    tasks = results["finetuning"]["tasks"]
+    tasks["sentence_classification"]["baselines"] = {"majority": 0.5, "bag_of_words": 0.722}
+    tasks["sentence_pair_classification"] = {
+        "metric": "accuracy",
+        "threshold": 0.8,
+        "mini-bert": Summary([0.93, 0.94, 0.96], ""),
+        "scratch": Summary([0.5, 0.5, 0.5], ""),
+        "baselines": {"majority": 0.5, "overlap": 0.514, "hypothesis_only": 0.5},
+    }
+    results["finetuning"]["smallest_budget_bag_of_words"] = Summary([0.61, 0.66, 0.68], "")
+    text = "\n".join(bench_quality.section(results))
+    assert "0.722 (bag of words)" in text and "0.514 (overlap)" in text and "hypothesis only 0.500" in text
+    assert "a bag of words trained on the same 10%: 0.610 / 0.660 / 0.680" in text
+    assert "| — | — |" in text  # span extraction has no trivial baseline
+    assert bench_quality.missed(results) == [] and "❌" not in text
+    tasks["sentence_pair_classification"]["baselines"]["overlap"] = 0.7  # a shortcut: 0.94 < 0.7 + 0.25
+    failures = bench_quality.missed(results)
+    assert len(failures) == 1 and "less than 0.25 above the overlap baseline (0.700)" in failures[0]
+    assert "❌ missed" in "\n".join(bench_quality.section(results))

@@ -17,7 +17,6 @@ def test_defaults_are_bert_base_with_hf_names():
     assert c.hidden_dropout_prob == 0.1 and c.attention_probs_dropout_prob == 0.1
     assert c.initializer_range == 0.02 and c.pad_token_id == 0
     assert c.attn_implementation == "eager"  # the teaching path is the default
-    assert c.mlm_logits_at_labels_only is False
     assert c.head_dim == 64
 
 
@@ -56,7 +55,6 @@ def test_json_round_trip(tmp_path):
         attn_implementation="sdpa",
         num_labels=5,
         classifier_dropout=0.2,
-        mlm_logits_at_labels_only=True,
     )
     path = c.to_json_file(tmp_path / "config.json")
     data = json.loads(path.read_text())

@@ -13,14 +13,13 @@ from bertedu.data import (
     NOT_NEXT,
     PretrainingCollator,
     PretrainingDataset,
+    bucketed_batches,
     build_nsp_example,
-    iterate_batches,
     make_nsp_pairs,
-    pretraining_batches,
     read_corpus,
     truncate_seq_pair,
 )
-from bertedu.tokenizer import BertTokenizer, train_wordpiece
+from bertedu.tokenizer import BertTokenizer, train_tokenizer, train_wordpiece
 from bertedu.utils import repo_root
 
 BATCH_KEYS = {"input_ids", "token_type_ids", "attention_mask", "labels", "next_sentence_label"}
@@ -259,7 +258,9 @@ def test_dynamic_masking_changes_each_epoch_and_is_reproducible(documents, token
 def test_resuming_from_a_step_gives_the_same_batches(documents, tokenizer):
     def run(start_step, n, seed=11):
         dataset = PretrainingDataset(documents, tokenizer, seed=seed, num_pairs=40)
-        stream = pretraining_batches(dataset, PretrainingCollator(tokenizer), 16, start_step=start_step)
+        stream = bucketed_batches(
+            dataset, PretrainingCollator(tokenizer), 16, start_step=start_step, bucket_batches=1
+        )
         return [next(stream) for _ in range(n)]
 
     full = run(0, 9)  # 3 batches per epoch (16 + 16 + 8): crosses two epoch boundaries
@@ -272,14 +273,15 @@ def test_resuming_from_a_step_gives_the_same_batches(documents, tokenizer):
     assert full[0][1]["input_ids"].shape[0] == 16 and full[2][1]["input_ids"].shape[0] == 8
 
 
-def test_iterate_batches_covers_the_epoch_once(documents, tokenizer):
+def test_each_epoch_is_covered_once_in_batches(documents, tokenizer):
     dataset = PretrainingDataset(documents, tokenizer, num_pairs=50)
-    collate = PretrainingCollator(tokenizer)
-    sizes = [b["input_ids"].shape[0] for b in iterate_batches(dataset, collate, 16, epoch=2)]
-    assert sizes == [16, 16, 16, 2] and dataset.epoch == 2
-    assert len(list(iterate_batches(dataset, collate, 16, epoch=0, drop_last=True))) == 3
-    with pytest.raises(ValueError, match="fewer than batch_size=64 with drop_last=True"):
-        next(pretraining_batches(dataset, collate, 64, drop_last=True))
+    stream = bucketed_batches(dataset, PretrainingCollator(tokenizer), 16)
+    first_epoch = [next(stream) for _ in range(4)]
+    assert sorted(b["input_ids"].shape[0] for _, b in first_epoch) == [2, 16, 16, 16] and dataset.epoch == 0
+    step, _ = next(stream)
+    assert step == 4 and dataset.epoch == 1
+    with pytest.raises(ValueError, match="batch_size"):
+        next(bucketed_batches(dataset, PretrainingCollator(tokenizer), 0))
 
 
 def test_works_with_a_torch_dataloader(documents, tokenizer):
@@ -353,3 +355,38 @@ def test_real_corpus_pipeline():
     assert abs(sum(p.is_next for p in pairs) / len(pairs) - 0.5) < 0.1
     batch = PretrainingCollator(tokenizer)([dataset[i] for i in range(32)])
     assert set(batch) == BATCH_KEYS and batch["input_ids"].shape[1] <= 64
+
+
+def test_bucketed_batches_cover_each_epoch_pad_less_and_resume_exactly(corpus_files):
+    docs = read_corpus(corpus_files / "corpus.txt")
+    tok = train_tokenizer(docs)
+    ds = PretrainingDataset(docs, tok, max_length=32, seed=1, num_pairs=40)
+    collate = PretrainingCollator(tok)
+    stream = bucketed_batches(ds, collate, 4, bucket_batches=5)
+    batches = [next(stream) for _ in range(25)]  # 10 batches per epoch: 2.5 epochs
+    assert [s for s, _ in batches] == list(range(25))
+    assert sum(len(b["next_sentence_label"]) for _, b in batches[:10]) == 40  # every pair once per epoch
+
+    def padding(bucket):
+        stream = bucketed_batches(
+            PretrainingDataset(docs, tok, max_length=32, seed=1, num_pairs=40),
+            collate,
+            4,
+            bucket_batches=bucket,
+        )
+        bs = [next(stream)[1] for _ in range(20)]
+        return sum(int((b["attention_mask"] == 0).sum()) for b in bs)
+
+    assert padding(5) < padding(1)
+    for start in (0, 3, 5, 9, 10, 17):
+        fresh = PretrainingDataset(docs, tok, max_length=32, seed=1, num_pairs=40)
+        resumed = bucketed_batches(fresh, collate, 4, start_step=start, bucket_batches=5)
+        for step, batch in batches[start : start + 6]:
+            s, b = next(resumed)
+            assert s == step and all(torch.equal(batch[k], b[k]) for k in batch)
+
+
+@pytest.mark.parametrize("bad", [0, -8, 2.5])
+def test_collator_rejects_a_bad_pad_multiple(tokenizer, bad):
+    with pytest.raises(ValueError, match="pad_to_multiple_of"):
+        PretrainingCollator(tokenizer, pad_to_multiple_of=bad)

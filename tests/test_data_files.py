@@ -13,12 +13,20 @@ from pathlib import Path
 
 import pytest
 
+from bertedu.baselines import (
+    STOP_WORDS,
+    NgramFiller,
+    ngram_mlm_accuracy,
+    overlap_nsp_accuracy,
+    pair_baselines,
+)
+
 DATA = Path(__file__).resolve().parents[1] / "data"
 CORPUS = DATA / "simple_sentences.txt"
 FINETUNE = DATA / "finetune"
 SPLITS = ("train", "dev", "test")
 
-# The 88 distinct words of seed 002's simple_sentences.txt (COURSE_BRIEF.md, section 6).
+# The 88 distinct words of seed 002's simple_sentences.txt (listed in data/README.md, "simple_sentences.txt").
 SEED002_WORDS = """
 a an apple at ball barks bed bench bird book boy branch bread by cat catches chair chases child clouds coffee
 digs dog doll door drinks east eats fire fish flies float from garden girl grass hide hides hill house in
@@ -30,6 +38,7 @@ watches water west window with woman
 PROBE_WORDS = ["read", "reads"]
 POS_TAGS = {"ADJ", "ADP", "ADV", "AUX", "CCONJ", "DET", "NOUN", "NUM", "PART", "PRON", "VERB"}
 CLASS_LABELS = {"plausible", "implausible"}
+PAIR_LABELS = {"same", "different"}
 NSP_LABELS = {"IsNext", "NotNext"}
 WORDS = re.compile(r"[a-z]+( [a-z]+)*")
 
@@ -198,6 +207,88 @@ def test_nsp_eval_is_balanced_held_out_and_consistent(vocabulary, sentences):
             assert r["sentence_b"] != true_next[r["sentence_a"]]
 
 
+def test_nsp_eval_negatives_share_no_content_word_so_overlap_nearly_solves_it():
+    """The README's warning about nsp_eval.tsv: the word-overlap rule gets 79 of 80 pairs right."""
+    readme = " ".join((DATA / "README.md").read_text(encoding="utf-8").split())
+    listed = re.search(r"any word but `([a-z ]+)`", readme)
+    assert listed and set(listed.group(1).split()) == STOP_WORDS, (
+        "README and bertedu.baselines.STOP_WORDS differ"
+    )
+    rows = read_tsv(DATA / "nsp_eval.tsv", ["sentence_a", "sentence_b", "label"])
+    items = [(r["sentence_a"], r["sentence_b"], r["label"]) for r in rows]
+    assert round(overlap_nsp_accuracy(items) * len(items)) == 79 and len(items) == 80
+
+
+def test_nsp_eval_hard_has_same_document_order_swapped_negatives(vocabulary, sentences):
+    rows = read_tsv(DATA / "nsp_eval_hard.tsv", ["sentence_a", "sentence_b", "label"])
+    labels = Counter(r["label"] for r in rows)
+    assert set(labels) == NSP_LABELS and labels["IsNext"] == labels["NotNext"] >= 50
+    corpus = set(sentences)
+    for r in rows:
+        for s in (r["sentence_a"], r["sentence_b"]):
+            assert_plain_sentence(s, "nsp_eval_hard.tsv")
+            assert_in_vocabulary(s, vocabulary, "nsp_eval_hard.tsv")
+            assert s not in corpus, (
+                f"nsp_eval_hard.tsv: {s!r} is a corpus sentence; held-out pairs must not be"
+            )
+            assert len(s.split()) <= 11
+    pairs = Counter((r["sentence_a"], r["sentence_b"], r["label"]) for r in rows)
+    assert max(pairs.values()) == 1, "duplicate pairs"
+    # Every NotNext pair is an IsNext pair in the wrong order, and every IsNext pair has its swapped twin.
+    for a, b, label in pairs:
+        twin = (b, a, "NotNext" if label == "IsNext" else "IsNext")
+        assert twin in pairs, f"nsp_eval_hard.tsv: ({a!r}, {b!r}, {label}) has no swapped twin {twin}"
+    # The IsNext pairs chain into documents of three sentences (s1 -> s2 -> s3).
+    nxt = {a: b for a, b, label in pairs if label == "IsNext"}
+    starts = set(nxt) - set(nxt.values())
+    assert all(nxt.get(nxt[s]) is not None and nxt[nxt[s]] not in nxt for s in starts)
+    assert 2 * len(starts) == labels["IsNext"], "every held-out document gives exactly two IsNext pairs"
+    # So a rule blind to the order, such as word overlap, is exactly at chance.
+    assert overlap_nsp_accuracy(list(pairs)) == 0.5
+
+
+@pytest.fixture(scope="module")
+def ngram(sentences) -> NgramFiller:
+    return NgramFiller(sentences)
+
+
+def test_mlm_eval_contexts_are_in_the_corpus_and_a_trigram_model_answers_most(ngram):
+    """The README's numbers for mlm_eval.tsv: every item's trigram context occurs in the corpus, and the
+    n-gram baseline gets 62 of 79 top-1 and 73 of 79 top-5."""
+    rows = read_tsv(DATA / "mlm_eval.tsv", ["sentence", "answers"])
+    items = [(r["sentence"], r["answers"]) for r in rows]
+    assert all(ngram.trigram_context_seen(s) for s, _ in items)
+    result = ngram_mlm_accuracy(ngram, items)
+    assert (round(result["top1"] * 79), round(result["top5"] * 79), result["n"]) == (62, 73, 79)
+
+
+def test_mlm_eval_generalise_is_held_out_and_has_no_corpus_trigram_context(vocabulary, sentences, ngram):
+    rows = read_tsv(DATA / "mlm_eval_generalise.tsv", ["sentence", "answers"])
+    assert len(rows) >= 30
+    assert len({r["sentence"] for r in rows}) == len(rows), "duplicate eval sentences"
+    check_mask_rows(rows, vocabulary, sentences, "mlm_eval_generalise.tsv")
+    seen = [r["sentence"] for r in rows if ngram.trigram_context_seen(r["sentence"])]
+    assert not seen, f"the corpus has a trigram around the [MASK] of {seen[:3]}: a trigram model can copy it"
+    first = Counter(r["answers"].split("|")[0] for r in rows)
+    assert max(first.values()) <= 3, f"too many rows with the same answer: {first}"
+    result = ngram_mlm_accuracy(ngram, [(r["sentence"], r["answers"]) for r in rows])
+    assert (round(result["top1"] * 40), round(result["top5"] * 40), result["n"]) == (5, 10, 40)
+
+
+def test_eval_generator_reproduces_the_committed_files(tmp_path):
+    result = subprocess.run(
+        [sys.executable, str(DATA / "make_eval_data.py"), "--out", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    for name in ("nsp_eval_hard.tsv", "mlm_eval_generalise.tsv"):
+        assert (tmp_path / name).read_bytes() == (DATA / name).read_bytes(), (
+            f"data/{name} differs from what make_eval_data.py writes: re-run the script"
+        )
+
+
 # ----------------------------------------------------------------------------------------- fine-tuning
 def test_sentence_classification_splits(vocabulary, sentences):
     splits = {
@@ -286,6 +377,61 @@ def test_span_extraction_splits(vocabulary):
         assert not [r for r in splits[name] if (r["question"], r["context"]) in train], (
             f"{name} leaks into train"
         )
+
+
+def read_pairs(name: str) -> list[dict[str, str]]:
+    return read_tsv(
+        FINETUNE / "sentence_pair_classification" / f"{name}.tsv", ["sentence", "sentence_b", "label"]
+    )
+
+
+def test_sentence_pair_splits(vocabulary, sentences):
+    splits = {name: read_pairs(name) for name in SPLITS}
+    assert 150 <= len(splits["train"]) <= 400, "a few hundred training pairs: fine-tuning takes seconds"
+    assert min(len(splits["dev"]), len(splits["test"])) >= 60
+    corpus = set(sentences)
+    for name, rows in splits.items():
+        labels = Counter(r["label"] for r in rows)
+        assert set(labels) == PAIR_LABELS and labels["same"] == labels["different"], f"{name}: {labels}"
+        pairs = [(r["sentence"], r["sentence_b"]) for r in rows]
+        assert len(set(pairs)) == len(pairs), f"{name}: duplicate pairs"
+        for s in {s for pair in pairs for s in pair}:
+            assert_plain_sentence(s, f"sentence_pair_classification/{name}")
+            assert_in_vocabulary(s, vocabulary, f"sentence_pair_classification/{name}")
+            assert s not in corpus, f"sentence_pair_classification/{name}: {s!r} is a corpus sentence"
+    seen: dict[frozenset, str] = {}
+    for name, rows in splits.items():
+        for r in rows:
+            key = frozenset((r["sentence"], r["sentence_b"]))
+            assert seen.setdefault(key, name) == name, f"{sorted(key)} is in both {seen[key]} and {name}"
+
+
+def test_sentence_pair_label_depends_on_both_sentences():
+    for name in SPLITS:
+        rows = read_pairs(name)
+        for column in ("sentence", "sentence_b"):
+            by_sentence = Counter((r[column], r["label"]) for r in rows)
+            for s in {r[column] for r in rows}:  # the same sentence comes with both labels, equally often
+                assert by_sentence[s, "same"] == by_sentence[s, "different"] > 0, (
+                    f"sentence_pair_classification/{name}: {column} {s!r} appears {by_sentence[s, 'same']} times as same "
+                    f"and {by_sentence[s, 'different']} times as different"
+                )
+    train, test = read_pairs("train"), read_pairs("test")
+    scores = pair_baselines(
+        [(r["sentence"], r["sentence_b"]) for r in train],
+        [r["label"] for r in train],
+        [(r["sentence"], r["sentence_b"]) for r in test],
+        [r["label"] for r in test],
+    )
+    # One sentence alone, or both as a bag of words, carries no signal; shared words hardly any (README).
+    assert (
+        scores["hypothesis_only"]
+        == scores["first_only"]
+        == scores["bag_of_words"]
+        == scores["majority"]
+        == 0.5
+    )
+    assert round(scores["overlap"] * len(test)) == 37 and len(test) == 72
 
 
 def test_finetune_generator_reproduces_the_committed_files(tmp_path):

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import ast
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -159,3 +161,33 @@ def test_solutions_pass_when_run():
         )
         exec(body, namespace)
         assert namespace["result"].passed, (exercise.name, namespace["result"].message)
+
+
+# ------------------------------------------------------------------------------------- edition conventions
+
+
+def test_every_exercise_declares_its_points():
+    """nbgrader's points come from ``Exercise.points``: each exercise says what it is worth (CONTRIBUTING.md)."""
+    tree = ast.parse(Path(ex.__file__).read_text(encoding="utf-8"))
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and getattr(n.func, "id", "") == "Exercise"]
+    assert calls
+    undeclared = [
+        ast.unparse(c.args[0]) if c.args else ast.unparse(c.keywords[0].value)
+        for c in calls
+        if not any(k.arg == "points" for k in c.keywords)
+    ]
+    assert not undeclared, f"declare points= on {undeclared}"
+    assert (ex.attention_weights.points, ex.split_heads.points, ex.key_mask.points) == (1, 1, 1)
+
+
+@pytest.mark.parametrize(
+    "exercise, call",
+    [
+        (ex.split_heads, "ex.split_heads.check(split_heads)"),
+        (ex.key_mask, "ex.key_mask.check(padding_mask)"),
+    ],
+)
+def test_a_result_instead_of_the_function_gets_the_right_call(exercise, call):
+    result = exercise.check(torch.zeros(1, 2, 3, 3))  # the function's result, not the function
+    assert not result.passed and result.attempted
+    assert call in result.message and "no parentheses" in result.message

@@ -251,3 +251,25 @@ def test_solutions_pass_when_run(exercise):
     body = exercise.solution_code.replace(f"ex.{exercise.name}.check(", f"result = ex.{exercise.name}.check(")
     exec(body, namespace)
     assert namespace["result"].passed, namespace["result"].message
+
+
+@pytest.mark.parametrize("exercise", EXERCISES, ids=lambda e: e.name)
+def test_the_student_edition_stub_is_not_attempted(exercise):
+    """The student edition turns the answer cell into a function that raises NotImplementedError: the check
+    says "not attempted yet" (it would otherwise report the stub's exception as the student's error)."""
+
+    def stub(*args):
+        raise NotImplementedError("your code here: replace this line, then run the check below")
+
+    result = exercise.check(stub)
+    assert not result.passed and not result.attempted and "no answer yet" in result.message
+
+
+def test_every_exercise_declares_its_points():
+    """nbgrader grades each exercise by ``Exercise.points``: every ``Exercise(...)`` of the module says it."""
+    import ast
+    import inspect
+
+    tree = ast.parse(inspect.getsource(ex))
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and getattr(n.func, "id", "") == "Exercise"]
+    assert calls and all(any(k.arg == "points" for k in call.keywords) for call in calls)

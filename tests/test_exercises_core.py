@@ -1,10 +1,29 @@
-"""The learntools-style Exercise wrapper: check / hint / solution."""
+"""The learntools-style Exercise wrapper (check / hint / solution) and the helpers every checker shares: numbers
+in any valid form, "right but rounded too much", the "not attempted yet" state of a stub, and labels that need
+no emoji font."""
 
 from __future__ import annotations
 
-import pytest
+import ast
+import fractions
+from pathlib import Path
 
+import numpy as np
+import pytest
+import torch
+
+from bertedu import exercises
 from bertedu.exercises import Exercise
+from bertedu.exercises.core import (
+    LABEL_CORRECT,
+    LABEL_NOT_ATTEMPTED,
+    LABEL_NOT_YET,
+    as_number,
+    decimals_needed,
+    number_problem,
+    rounded_decimals,
+    rounded_message,
+)
 
 
 def _is_four(x):
@@ -20,14 +39,33 @@ EX = Exercise(
 
 def test_check_passes_and_fails_with_messages():
     ok = EX.check(4)
-    assert ok.passed and bool(ok) and "✅ Correct" in str(ok)
+    assert ok.passed and bool(ok) and str(ok).startswith(LABEL_CORRECT) and ok.attempted
     bad = EX.check(5)
-    assert not bad.passed and "5 is not 2 + 2" in bad.message and "❌ Not yet" in str(bad)
+    assert not bad.passed and "5 is not 2 + 2" in bad.message and str(bad).startswith(LABEL_NOT_YET)
+    assert "<strong>✗ Not yet</strong>" in bad._repr_html_()
 
 
-def test_check_without_an_answer_asks_for_one():
+def test_check_without_an_answer_says_not_attempted():
     result = EX.check(...)
-    assert not result.passed and "no answer yet" in result.message
+    assert not result.passed and not result.attempted and "no answer yet" in result.message
+    assert str(result).startswith(LABEL_NOT_ATTEMPTED)
+
+
+def test_a_stub_that_raises_not_implemented_is_not_attempted():
+    ex = Exercise("call", "Write f.", lambda f: (f(1) == 2, "f(1) should be 2."))
+
+    def stub(x):
+        raise NotImplementedError("your code here")
+
+    class Stub:
+        def __init__(self, config):
+            raise NotImplementedError
+
+    for answer in (stub, Stub):
+        result = ex.check(answer)
+        assert not result.passed and not result.attempted, answer
+    wrapped = Exercise("wrapped", "p", lambda f: f())  # raised inside another error: still a stub
+    assert not wrapped.check(lambda: [][0] if False else stub(0)).attempted
 
 
 def test_check_reports_an_exception_in_student_code():
@@ -37,7 +75,7 @@ def test_check_reports_an_exception_in_student_code():
         return x / 0
 
     result = ex.check(broken)
-    assert not result.passed
+    assert not result.passed and result.attempted
     assert "ZeroDivisionError" in result.message and "broken" in result.message
 
 
@@ -49,3 +87,102 @@ def test_hints_come_one_at_a_time_and_solution_shows_code():
     with pytest.raises(ValueError, match="between 1 and 2"):
         ex.hint(3)
     assert "answer = 4" in ex.solution()._repr_markdown_()
+
+
+def test_points_and_expected_answer_are_declared_on_the_exercise():
+    assert EX.points == 1 and EX.expected is None
+    ex = Exercise("n", "p", _is_four, points=3, expected=lambda: 4)
+    assert ex.points == 3 and ex.expected() == 4
+
+
+# ---------------------------------------------------------------------------------------- numbers
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        0.5,
+        1,
+        np.float32(0.5),
+        np.float64(0.5),
+        np.int64(1),
+        np.array(0.5),
+        np.array([0.5]),
+        torch.tensor(0.5),
+        torch.tensor([0.5], dtype=torch.float64),
+        torch.tensor(1),
+        torch.tensor(0.5, requires_grad=True),
+        fractions.Fraction(1, 2),
+    ],
+    ids=repr,
+)
+def test_as_number_accepts_every_valid_form(answer):
+    value = as_number(answer)
+    assert isinstance(value, float) and value in (0.5, 1.0)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [True, "0.5", [0.5], np.array([0.5, 1.0]), torch.tensor([1.0, 2.0]), None, torch.tensor(True)],
+    ids=repr,
+)
+def test_as_number_refuses_what_is_not_one_number(answer):
+    assert as_number(answer) is None
+    assert "give" in number_problem(answer)
+
+
+def test_number_problem_names_the_shape():
+    assert "shape (2,)" in number_problem(np.array([1.0, 2.0]))
+
+
+def test_rounded_answers_are_recognised():
+    expected = 0.946995
+    assert rounded_decimals(0.95, expected, atol=1e-3) == 2
+    assert rounded_decimals(0.9, expected, atol=1e-3) == 1
+    assert rounded_decimals(0.947, expected, atol=1e-3) is None  # close enough: right
+    assert rounded_decimals(0.96, expected, atol=1e-3) is None  # not a rounding of it: wrong
+    assert rounded_decimals(np.round([[0.1220, 0.5465]], 2), [[0.1220, 0.5465]], atol=1e-3) == 2
+    assert decimals_needed(1e-3) == 3 and decimals_needed(1e-2) == 2
+    assert "give at least 3 decimals" in rounded_message(2, atol=1e-3)
+
+
+# ---------------------------------------------------------------------------------------- glyphs
+
+# Emoji and pictographs need an emoji font (Chromium without one draws empty boxes). Kept: ✓ ✗ ○ (DejaVu Sans).
+FORBIDDEN = [(0x1F000, 0x1FAFF), (0x2600, 0x27BF), (0xFE0F, 0xFE0F)]
+KEPT = {"\u2713", "\u2717", "\u25cb"}
+DEJAVU = Path(__import__("matplotlib").get_data_path()) / "fonts" / "ttf" / "DejaVuSans.ttf"
+
+
+def pictographs(text: str) -> list[str]:
+    return [
+        f"U+{ord(c):04X}" for c in text if c not in KEPT and any(lo <= ord(c) <= hi for lo, hi in FORBIDDEN)
+    ]
+
+
+def test_no_exercise_string_needs_an_emoji_font():
+    """Every string literal of bertedu/exercises (labels, messages, hints, solutions, docstrings)."""
+    found = {}
+    for path in sorted(Path(exercises.__file__).parent.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and pictographs(node.value):
+                found[f"{path.name}:{node.lineno}"] = pictographs(node.value)
+    assert not found, found
+    for text in (
+        str(EX.check(4)),
+        str(EX.check(5)),
+        str(EX.check(...)),
+        repr(EX.hint()),
+        repr(EX.solution()),
+    ):
+        assert not pictographs(text), text
+
+
+def test_the_kept_symbols_are_in_dejavu_sans():
+    from matplotlib.ft2font import FT2Font
+
+    font = FT2Font(str(DEJAVU))
+    charmap = font.get_charmap()
+    for symbol in KEPT:
+        assert ord(symbol) in charmap, f"U+{ord(symbol):04X} has no glyph in DejaVu Sans"
+    assert all(label[0] in KEPT for label in (LABEL_CORRECT, LABEL_NOT_YET, LABEL_NOT_ATTEMPTED))

@@ -262,3 +262,13 @@ def test_bert_base_layer_count_matches_model_encoder():
     model = BertModel(config)
     fn = _solution(ex.layer_parameters, "layer_parameters")
     assert count_parameters(model.encoder) == 3 * fn(32, 48)
+
+
+def test_every_exercise_declares_its_points():
+    """nbgrader grades each exercise by ``Exercise.points``: every ``Exercise(...)`` of the module says it."""
+    import ast
+    import inspect
+
+    tree = ast.parse(inspect.getsource(ex))
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and getattr(n.func, "id", "") == "Exercise"]
+    assert calls and all(any(k.arg == "points" for k in call.keywords) for call in calls)

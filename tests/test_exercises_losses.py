@@ -137,3 +137,13 @@ def _per_sentence(logits, labels):
 def test_fix_mlm_average_typical_mistakes(fn, phrase):
     ok, msg = ex.check_fix_mlm_average(fn)
     assert not ok and phrase in msg, msg
+
+
+def test_every_exercise_declares_its_points():
+    """nbgrader grades each exercise by ``Exercise.points``: every ``Exercise(...)`` of the module says it."""
+    import ast
+    import inspect
+
+    tree = ast.parse(inspect.getsource(ex))
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and getattr(n.func, "id", "") == "Exercise"]
+    assert calls and all(any(k.arg == "points" for k in call.keywords) for call in calls)

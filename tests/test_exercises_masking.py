@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import ast
+from pathlib import Path
+
 import pytest
 import torch
 
@@ -173,3 +176,22 @@ def test_fix_masking_exercise_wrapper_reports_student_errors():
     result = ex.fix_masking.check(lambda ids, tok: None)  # wrong signature
     assert not result.passed and "TypeError" in result.message
     assert ex.fix_masking.check(solution()).passed
+
+
+# ------------------------------------------------------------------------------------- edition conventions
+
+
+def test_every_exercise_declares_its_points():
+    """nbgrader's points come from ``Exercise.points``: each exercise says what it is worth (CONTRIBUTING.md)."""
+    tree = ast.parse(Path(ex.__file__).read_text(encoding="utf-8"))
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and getattr(n.func, "id", "") == "Exercise"]
+    assert calls
+    undeclared = [
+        ast.unparse(c.args[0]) if c.args else ast.unparse(c.keywords[0].value)
+        for c in calls
+        if not any(k.arg == "points" for k in c.keywords)
+    ]
+    assert not undeclared, f"declare points= on {undeclared}"
+    assert [
+        e.points for e in (ex.expected_counts, ex.coverage_epochs, ex.fix_masking, ex.masking_function)
+    ] == [1, 1, 1, 2]

@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from bertedu.exercises import pretraining as ex
-from bertedu.pretrain import linear_schedule
+from bertedu.optim import linear_schedule
 
 
 # ------------------------------------------------------------------------------------------ learning-rate schedule
@@ -91,3 +91,52 @@ def test_exercise_model_really_depends_on_dropout():
     torch.manual_seed(0)
     answers = {buggy_top1_word(model, tok, "the man eats the [MASK]") for _ in range(8)}
     assert len(answers) > 1  # in training mode the top-1 word changes from call to call
+
+
+# ------------------------------------------------------------------------------------------ Chinese feedback
+def no_zero_grad_step(model, batch, optimizer, scheduler, max_grad_norm):
+    out = model(**batch)
+    out.loss.backward()  # the gradients of every earlier step are still there
+    torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
+    optimizer.step()
+    scheduler.step()
+    return out.loss.item()
+
+
+def test_feedback_prompts_hints_and_solutions_follow_the_language(monkeypatch):
+    """With the course in Chinese (bertedu/i18n/zh_pretraining.py) no English sentence is left, the numbers
+    filled into a template are the same, and the solutions differ only in their comments."""
+    from bertedu import i18n
+
+    late = lambda s: 1e-3 * (s + 1) / 100 if s < 100 else 1e-3 * (1000 - s) / 900 + 1e-5
+    cases = [
+        (lambda: ex.check_lr_schedule(lambda s: 1e-3 * (1000 - s) / 1000), "no warm-up", "没有预热"),
+        (lambda: ex.check_lr_schedule(late), "0.00051, expected 0.0005 (or", "0.00051，应为 0.0005（如果"),
+        (lambda: ex.check_lr_schedule(lambda s: "0.001"), "returned '0.001'", "lr_at(0) 返回了 '0.001'"),
+        (lambda: ex.check_fix_eval_dropout(buggy_top1_word), "dropout is still on", "dropout 仍然开着"),
+        (lambda: ex.check_training_step(no_zero_grad_step), "never reset", "梯度从来没有清零"),
+        (
+            lambda: ex.check_training_step(lambda *args: None),
+            "training_step returned NoneType",
+            "返回了 NoneType",
+        ),
+    ]
+    monkeypatch.delenv("BERTEDU_LANG", raising=False)
+    try:
+        for run, english_part, chinese_part in cases:
+            i18n.set_language("en")
+            ok, english = run()
+            assert not ok and english_part in english, english
+            i18n.set_language("zh")
+            ok, chinese = run()
+            assert not ok and chinese_part in chinese and english_part not in chinese, chinese
+        assert "编写 `lr_at(step)`" in ex.lr_schedule.prompt and "找出错误" in ex.fix_eval_dropout.prompt
+        assert repr(ex.training_step.hint(2)).startswith("**提示 2/2：**顺序：`optimizer.zero_grad()`")
+        assert "# 线性预热" in repr(ex.lr_schedule.solution())
+        assert "# 清掉上一步的梯度" in repr(ex.training_step.solution())
+        ns = {"torch": torch}
+        exec(i18n.translate(ex.fix_eval_dropout.solution_code), ns)  # the translated solution still runs
+        assert str(ex.fix_eval_dropout.check(ns["top1_word"])).startswith("✓ 正确：每次调用的答案都相同")
+    finally:
+        i18n.set_language(None)
+    assert ex.lr_schedule.prompt.startswith("Write `lr_at(step)`")

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import ast
+from pathlib import Path
+
 import pytest
 import torch
 import torch.nn.functional as F
@@ -230,3 +233,44 @@ def test_exercise_wrappers_and_solutions_run():
         )
         exec(body, namespace)
         assert namespace["result"].passed, (exercise.name, namespace["result"].message)
+
+
+# ------------------------------------------------------------------------------------- edition conventions
+
+
+def test_every_exercise_declares_its_points():
+    """nbgrader's points come from ``Exercise.points``: each exercise says what it is worth (CONTRIBUTING.md)."""
+    tree = ast.parse(Path(ex.__file__).read_text(encoding="utf-8"))
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and getattr(n.func, "id", "") == "Exercise"]
+    assert calls
+    undeclared = [
+        ast.unparse(c.args[0]) if c.args else ast.unparse(c.keywords[0].value)
+        for c in calls
+        if not any(k.arg == "points" for k in c.keywords)
+    ]
+    assert not undeclared, f"declare points= on {undeclared}"
+    assert (
+        ex.wordpiece.points,
+        ex.segment_ids.points,
+        ex.input_embeddings.points,
+        ex.embeddings_layer.points,
+    ) == (
+        2,
+        1,
+        1,
+        2,
+    )
+
+
+@pytest.mark.parametrize(
+    "exercise, call",
+    [
+        (ex.wordpiece, "ex.wordpiece.check(wordpiece)"),
+        (ex.segment_ids, "ex.segment_ids.check(segment_ids)"),
+        (ex.input_embeddings, "ex.input_embeddings.check(input_embeddings)"),
+    ],
+)
+def test_a_result_instead_of_the_function_gets_the_right_call(exercise, call):
+    result = exercise.check(["play", "##ing"])  # the function's result, not the function
+    assert not result.passed and result.attempted
+    assert call in result.message and "no parentheses" in result.message

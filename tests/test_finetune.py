@@ -9,30 +9,31 @@ import random
 import pytest
 import torch
 import torch.nn.functional as F
+from conftest import small_bert_config
 
-from bertedu.config import BertConfig
+from bertedu.course import COURSE_THRESHOLDS, course_recipe
 from bertedu.finetune import (
-    COURSE_THRESHOLDS,
+    FineTuneConfig,
+    best_span,
+    build_task_model,
+    evaluate,
+    fine_tune,
+    load_finetuned,
+    predict,
+)
+from bertedu.finetune_data import (
     SEQUENCE_CLASSIFICATION,
     SPAN_EXTRACTION,
     TASKS,
     TOKEN_CLASSIFICATION,
     ClassificationExample,
-    FineTuneConfig,
     LabelSet,
     SpanExample,
     TaggingExample,
     align_word_labels,
-    best_span,
-    build_task_model,
-    course_recipe,
     encode_span,
-    evaluate,
-    fine_tune,
     label_budget,
-    load_finetuned,
     make_dataset,
-    predict,
     read_examples,
     tokenize_with_offsets,
 )
@@ -79,15 +80,10 @@ def tok():
 
 
 def tiny_config(**kw):
-    base = dict(
-        vocab_size=len(VOCAB),
-        hidden_size=32,
-        num_hidden_layers=2,
-        num_attention_heads=2,
-        intermediate_size=64,
-        max_position_embeddings=32,
+    sizes = dict(
+        vocab_size=len(VOCAB), num_attention_heads=2, intermediate_size=64, max_position_embeddings=32
     )
-    return BertConfig(**{**base, **kw})
+    return small_bert_config(**{**sizes, **kw})
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -464,6 +460,31 @@ def test_a_tiny_model_overfits_a_handful_of_examples(tok, task, data, metric):
     assert after[metric] == 1.0, (before, after)
     assert after["loss"] < 0.1 * before["loss"]
     assert [r["epoch"] for r in result.history] == list(range(1, 61))
+
+
+@pytest.mark.parametrize("task, data", [(SEQUENCE_CLASSIFICATION, sentences), (SPAN_EXTRACTION, spans)])
+def test_evaluate_reads_each_batch_once_and_agrees_with_predict(tok, task, data):
+    """fine_tune evaluates on dev after every epoch, so evaluate takes the loss and the predictions from one
+    forward pass per batch (it used to run a second pass through predict)."""
+    ds = make_dataset(task, data(), tok, max_length=32)
+    model = build_task_model(task, tiny_config(), num_labels=ds.num_labels, seed=0).train()
+    calls = []
+    handle = model.bert.register_forward_hook(lambda *args: calls.append(1))
+    try:
+        scores = evaluate(model, ds, batch_size=3)
+    finally:
+        handle.remove()
+    assert len(calls) == math.ceil(len(ds) / 3) and model.training  # one pass; training mode restored
+    preds = predict(model, ds)
+    if task == SEQUENCE_CLASSIFICATION:
+        gold = [f["labels"] for f in ds.features]
+        assert scores["accuracy"] == sum(p == g for p, g in zip(preds, gold)) / len(gold)
+    else:
+        other = evaluate(model, ds, batch_size=64)  # the batch size changes nothing but float rounding
+        assert other == pytest.approx(scores) and (other["exact_match"], other["f1"]) == (
+            scores["exact_match"],
+            scores["f1"],
+        )
 
 
 def test_same_seed_same_weights_other_seed_other_weights(tok):

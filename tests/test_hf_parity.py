@@ -9,7 +9,7 @@ transformers = pytest.importorskip("transformers")
 
 import bertedu.model as ours  # noqa: E402
 from bertedu.config import BertConfig  # noqa: E402
-from bertedu.pretrained import load_minilm, minilm_dir  # noqa: E402
+from bertedu.minilm import load_minilm, minilm_dir  # noqa: E402
 
 ATOL = 1e-5
 CONFIGS = [
@@ -239,8 +239,8 @@ def minilm_models():
     return {
         "hf_eager": transformers.BertModel.from_pretrained(folder, attn_implementation="eager").eval(),
         "hf_sdpa": transformers.BertModel.from_pretrained(folder, attn_implementation="sdpa").eval(),
-        "eager": load_minilm(),
-        "sdpa": load_minilm(attn_implementation="sdpa"),
+        "eager": load_minilm()[0],
+        "sdpa": load_minilm(attn_implementation="sdpa")[0],
         # transformers 5: the vocabulary file goes in `vocab=`; `vocab_file=` is silently ignored.
         "tokenizer": transformers.BertTokenizer(vocab=str(minilm_dir() / "vocab.txt")),
     }
@@ -272,6 +272,6 @@ def test_minilm_matches_transformers_on_real_sentences(minilm_models, our_attn):
 
 def test_minilm_into_pretraining_model_says_heads_are_fresh(caplog):
     with caplog.at_level(logging.WARNING, logger="bertedu"):
-        model = load_minilm(ours.BertForPreTraining)
+        model, _ = load_minilm(ours.BertForPreTraining)
     assert "cls.predictions.*" in caplog.text and "random initialisation" in caplog.text
     assert model.cls.predictions.decoder.weight is model.bert.embeddings.word_embeddings.weight

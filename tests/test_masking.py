@@ -198,3 +198,12 @@ def test_bad_arguments_give_clear_errors():
         mask_tokens(ids, word_ids=torch.zeros(2, 3, dtype=torch.long), **KW)
     with pytest.raises(ValueError, match="whole_word_mask=True needs tokenizer="):
         mask_tokens(ids, whole_word_mask=True, **KW)
+
+
+@pytest.mark.parametrize("generator", [0, 42, "seed", torch.tensor(0)])
+def test_generator_must_be_a_torch_generator(generator):
+    ids = torch.tensor([[2, 7, 8, 9, 3]])
+    with pytest.raises(ValueError, match="generator must be a torch.Generator.*manual_seed"):
+        mask_tokens(
+            ids, mask_token_id=4, vocab_size=10, special_token_ids=[0, 1, 2, 3, 4], generator=generator
+        )

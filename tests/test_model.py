@@ -4,6 +4,7 @@ import logging
 
 import pytest
 import torch
+from conftest import small_bert_config
 
 from bertedu.config import BertConfig
 from bertedu.embeddings import BertEmbeddings
@@ -22,15 +23,7 @@ V = 97
 
 
 def small_config(**kw):
-    base = dict(
-        vocab_size=V,
-        hidden_size=32,
-        num_hidden_layers=2,
-        num_attention_heads=4,
-        intermediate_size=48,
-        max_position_embeddings=40,
-    )
-    return BertConfig(**{**base, **kw})
+    return small_bert_config(**{"vocab_size": V, **kw})
 
 
 def batch(B=3, T=10, seed=0, lengths=(10, 6, 3)):
@@ -376,19 +369,15 @@ def test_mlm_fast_path_gives_the_same_loss_and_gradients():
     for n, p in model.named_parameters():
         assert torch.allclose(p.grad, grads_full[n], atol=1e-6), n
 
-    # the config flag selects the same path; without labels the logits are full
-    flagged = BertForPreTraining(config.replace(mlm_logits_at_labels_only=True))
-    flagged.load_state_dict(model.state_dict())
-    flagged.eval()
+    # the forward argument is the only switch; without labels the logits are full
     model.eval()
-    out = flagged(ids, mask, types, labels=labels)
+    out = model(ids, mask, types, labels=labels, mlm_logits_at_labels_only=True)
     assert out.prediction_logits.shape == (int(sel.sum()), V)
     assert abs(out.loss.item() - model(ids, mask, types, labels=labels).loss.item()) < 1e-6
-    assert flagged(ids, mask, types).prediction_logits.shape == (3, 10, V)
-    assert (
-        flagged(ids, mask, types, labels=labels, mlm_logits_at_labels_only=False).prediction_logits.dim() == 3
-    )
-    empty = flagged(ids, mask, types, labels=torch.full_like(ids, -100))
+    assert model(ids, mask, types, mlm_logits_at_labels_only=True).prediction_logits.shape == (3, 10, V)
+    assert model(ids, mask, types, labels=labels).prediction_logits.dim() == 3
+    assert not hasattr(model.config, "mlm_logits_at_labels_only")  # not a config field (nor in config.json)
+    empty = model(ids, mask, types, labels=torch.full_like(ids, -100), mlm_logits_at_labels_only=True)
     assert empty.prediction_logits.shape == (0, V) and empty.loss.item() == 0.0
 
 
@@ -483,3 +472,147 @@ def test_count_trainable_only():
     )
     with pytest.raises(ValueError, match="architecture"):
         parameter_count(model.config, "GPT2")
+
+
+# --- the ablation switches of notebook 10 ---------------------------------------------------------------------
+SWITCHES = [
+    {"is_decoder": True},
+    {"position_embedding_type": "none"},
+    {"layer_norm_position": "pre"},
+]
+
+
+@pytest.mark.parametrize("attn", ["eager", "sdpa"])
+def test_causal_mask_really_blocks_the_future(attn):
+    """Changing the token at position k never changes an output before k; it does change the outputs after
+    it, and in the bidirectional default it changes the earlier ones too (so the test can fail)."""
+    torch.manual_seed(0)
+    causal = BertModel(small_config(is_decoder=True, attn_implementation=attn)).eval()
+    bidirectional = BertModel(small_config(attn_implementation=attn)).eval()
+    bidirectional.load_state_dict(causal.state_dict())
+    ids, mask, types = batch()
+    with torch.no_grad():
+        for k in (1, 4, 5):
+            changed = ids.clone()
+            changed[:, k] = (changed[:, k] + 7) % (V - 5) + 5  # another real token at position k
+            before = causal(ids, mask, types).last_hidden_state
+            after = causal(changed, mask, types).last_hidden_state
+            assert torch.allclose(before[:, :k], after[:, :k], atol=1e-6, rtol=0)
+            assert not torch.allclose(before[0, k:], after[0, k:], atol=1e-3)  # row 0 has no padding
+            b_before = bidirectional(ids, mask, types).last_hidden_state
+            b_after = bidirectional(changed, mask, types).last_hidden_state
+            assert not torch.allclose(b_before[0, :k], b_after[0, :k], atol=1e-3)
+
+
+def test_causal_attention_weights_are_lower_triangular_and_ignore_padding():
+    torch.manual_seed(0)
+    model = BertModel(small_config(is_decoder=True)).eval()
+    ids, mask, types = batch()
+    with torch.no_grad():
+        weights = model(ids, mask, types, output_attentions=True).attentions[0]  # (B, A, T, T)
+    future = torch.ones(10, 10, dtype=torch.bool).triu(1)
+    assert torch.all(weights[..., future] == 0)
+    assert torch.all(weights[2, :, :3, 3:] == 0)  # sequence 2 has 3 real tokens
+    assert torch.allclose(weights.sum(-1), torch.ones(3, 2 * 2, 10)[:, :4], atol=1e-6)
+
+
+def test_causal_pooler_reads_the_last_real_token():
+    """Under a causal mask [CLS] sees only itself; the pooled output is the last real token's, so appending
+    padding leaves it unchanged and changing the last real token changes it."""
+    torch.manual_seed(0)
+    model = BertModel(small_config(is_decoder=True)).eval()
+    ids, mask, types = batch(lengths=(10, 6, 3))
+    with torch.no_grad():
+        out = model(ids, mask, types)
+        last = torch.tensor([9, 5, 2])
+        expected = model.pooler(out.last_hidden_state[torch.arange(3), last][:, None])
+        assert torch.allclose(out.pooler_output, expected, atol=1e-6)
+        padded = model(
+            torch.cat([ids, torch.zeros(3, 4, dtype=torch.long)], 1),
+            torch.cat([mask, torch.zeros(3, 4, dtype=torch.long)], 1),
+            torch.cat([types, torch.zeros(3, 4, dtype=torch.long)], 1),
+        )
+        assert torch.allclose(padded.pooler_output, out.pooler_output, atol=1e-5)
+
+
+def test_causal_token_outputs_match_transformers_is_decoder():
+    transformers = pytest.importorskip("transformers")
+    config = small_config(is_decoder=True)
+    torch.manual_seed(0)
+    hf = transformers.BertModel(transformers.BertConfig(**config.to_dict())).eval()
+    mine = BertModel(config).eval()
+    mine.load_state_dict(hf.state_dict(), strict=True)
+    ids, mask, types = batch()
+    with torch.no_grad():
+        want = hf(ids, attention_mask=mask, token_type_ids=types, use_cache=False).last_hidden_state
+        got = mine(ids, mask, types).last_hidden_state
+    real = mask.bool()
+    assert torch.allclose(got[real], want[real], atol=1e-5)
+
+
+def test_no_position_model_is_permutation_equivariant():
+    """Without position embeddings, permuting the tokens (with their segment ids) permutes the outputs the
+    same way; with BERT's positions it does not."""
+    torch.manual_seed(0)
+    blind = BertModel(small_config(position_embedding_type="none")).eval()
+    seeing = BertModel(small_config()).eval()
+    assert blind.embeddings.position_embeddings is None
+    ids, _, types = batch(lengths=(10, 10, 10))
+    perm = torch.randperm(10, generator=torch.Generator().manual_seed(3))
+    with torch.no_grad():
+        out = blind(ids, None, types).last_hidden_state
+        permuted = blind(ids[:, perm], None, types[:, perm]).last_hidden_state
+        assert torch.allclose(permuted, out[:, perm], atol=1e-5)
+        out = seeing(ids, None, types).last_hidden_state
+        permuted = seeing(ids[:, perm], None, types[:, perm]).last_hidden_state
+        assert not torch.allclose(permuted, out[:, perm], atol=1e-3)
+
+
+def test_pre_ln_order_and_final_layernorm():
+    """A pre-LN layer is h = x + attention(LN(x)), out = h + FFN(LN(h)); the encoder ends with a LayerNorm."""
+    torch.manual_seed(0)
+    model = BertModel(small_config(layer_norm_position="pre")).eval()
+    layer = model.encoder.layer[0]
+    x = torch.randn(2, 5, 32)
+    att = layer.attention
+    h = x + att.output.dense(att.self(att.output.LayerNorm(x))[0])
+    ffn = layer.output.dense(torch.nn.functional.gelu(layer.intermediate.dense(layer.output.LayerNorm(h))))
+    assert torch.allclose(layer(x)[0], h + ffn, atol=1e-6)
+    ids, _, types = batch(lengths=(10, 10, 10))
+    with torch.no_grad():
+        out = model(ids, None, types, output_hidden_states=True)
+        unnormalised = model.encoder.layer[1](model.encoder.layer[0](out.hidden_states[0])[0])[0]
+    assert torch.allclose(out.last_hidden_state, model.encoder.LayerNorm(unnormalised), atol=1e-6)
+    assert torch.equal(out.hidden_states[-1], out.last_hidden_state)
+    assert "encoder.LayerNorm.weight" in model.state_dict()
+    assert BertModel(small_config()).encoder.LayerNorm is None  # BERT (post-LN) has none
+
+
+@pytest.mark.parametrize("switch", SWITCHES, ids=lambda s: "-".join(f"{k}={v}" for k, v in s.items()))
+@pytest.mark.parametrize("cls", [BertModel, BertForPreTraining, BertForSequenceClassification])
+def test_switches_keep_the_parameter_formula_and_survive_save_load(switch, cls, tmp_path):
+    config = small_config(**switch)
+    torch.manual_seed(0)
+    model = cls(config).eval()
+    assert count_parameters(model) == parameter_count(config, cls.__name__)
+    model.save_pretrained(tmp_path)
+    loaded = cls.from_pretrained(tmp_path)
+    assert loaded.config == config
+    ids, mask, types = batch()
+    with torch.no_grad():
+        a, b = model(ids, mask, types), loaded(ids, mask, types)
+    first = (
+        "last_hidden_state"
+        if cls is BertModel
+        else "prediction_logits"
+        if "PreTraining" in cls.__name__
+        else "logits"
+    )
+    assert torch.equal(getattr(a, first), getattr(b, first))
+
+
+def test_parameter_breakdown_of_the_switches():
+    base = small_config()
+    assert parameter_count(small_config(position_embedding_type="none")) == parameter_count(base) - 40 * 32
+    assert parameter_count(small_config(layer_norm_position="pre")) == parameter_count(base) + 2 * 32
+    assert parameter_count(small_config(is_decoder=True)) == parameter_count(base)

@@ -29,6 +29,8 @@ COURSE = [
     "07_fine_tuning",
     "08_attention_heatmaps",
     "09_review",
+    "10_ablations",
+    "11_capstone",
 ]
 
 

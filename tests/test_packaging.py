@@ -1,11 +1,23 @@
-"""The three places that name our dependencies must agree: pyproject.toml, environment.yml, the doctor."""
+"""The three places that name our dependencies must agree: pyproject.toml, environment.yml, the doctor.
+
+And the Makefile's install takes torch from where the README says: pip's usual sources by default, PyTorch's
+CPU-only index with TORCH_INDEX=cpu (checked with `make -n`, and run for real against a local fake index,
+since the real one is not reachable from CI).
+"""
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import os
+import re
+import subprocess
+import sys
+import tomllib
+import zipfile
 from pathlib import Path
 
 import pytest
-import tomllib
 import yaml
 
 from bertedu.doctor import REQUIRED, parse_pin
@@ -67,11 +79,162 @@ def test_environment_python_satisfies_requires_python():
     env = yaml.safe_load((ROOT / "environment.yml").read_text(encoding="utf-8"))
     python = next(d for d in env["dependencies"] if isinstance(d, str) and d.startswith("python="))
     major, minor = (int(x) for x in python.split("=")[1].split(".")[:2])
-    assert _pyproject()["project"]["requires-python"] == ">=3.10"
-    assert (major, minor) >= (3, 10)
+    # ipykernel 7.4.0 and filelock 4.2.12 declare Requires-Python >=3.11; numpy 2.4.6 has no 3.10 wheels.
+    assert _pyproject()["project"]["requires-python"] == ">=3.11"
+    assert (major, minor) >= (3, 11)
 
 
 @pytest.mark.parametrize("bad", ["torch", "torch>=2.0", "numpy~=2.4", "seaborn == "])
 def test_parse_pin_rejects_unpinned(bad):
     with pytest.raises(ValueError, match="not pinned"):
         parse_pin(bad)
+
+
+# --- the Makefile's install: where torch comes from (README: "Disk space and PyTorch") -------------------
+
+MAKEFILE = ROOT / "Makefile"
+CPU_INDEX = "https://download.pytorch.org/whl/cpu"
+
+
+def _make(*args: str, env: dict | None = None, timeout: int = 60) -> subprocess.CompletedProcess:
+    environ = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
+    return subprocess.run(
+        ["make", *args],
+        cwd=ROOT,
+        env={**environ, **(env or {})},
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def test_requires_python_is_what_the_doctor_and_environment_yml_say():
+    from bertedu.doctor import MIN_PYTHON
+
+    requires = _pyproject()["project"]["requires-python"]
+    assert requires == f">={MIN_PYTHON[0]}.{MIN_PYTHON[1]}"
+    env = yaml.safe_load((ROOT / "environment.yml").read_text(encoding="utf-8"))
+    python = next(d for d in env["dependencies"] if isinstance(d, str) and d.startswith("python="))
+    assert tuple(int(x) for x in python.split("=")[1].split(".")[:2]) >= MIN_PYTHON
+
+
+def test_the_cpu_index_is_the_same_in_the_makefile_and_the_doctor():
+    from bertedu.doctor import TORCH_CPU_INDEX_URL
+
+    assert f"TORCH_CPU_INDEX_URL ?= {TORCH_CPU_INDEX_URL}\n" in MAKEFILE.read_text(encoding="utf-8")
+    assert TORCH_CPU_INDEX_URL == CPU_INDEX
+
+
+def test_default_install_never_contacts_the_cpu_index(tmp_path):
+    result = _make("-n", "install", "dev", f"VENV={tmp_path / 'venv'}")
+    assert result.returncode == 0, result.stderr
+    assert "download.pytorch.org" not in result.stdout and "--index-url" not in result.stdout
+    assert 'pip install -e ".[dev]"' in result.stdout and "pip install -e ." in result.stdout
+
+
+@pytest.mark.parametrize("target", ["install", "dev", "lab", "test"])
+def test_torch_index_cpu_installs_torch_alone_from_the_cpu_index_first(tmp_path, target):
+    result = _make("-n", target, "TORCH_INDEX=cpu", f"VENV={tmp_path / 'venv'}")
+    assert result.returncode == 0, result.stderr
+    plan = result.stdout.splitlines()
+    torch_line = next(
+        i for i, line in enumerate(plan) if "download.pytorch.org" in line and "pip install" in line
+    )
+    course_line = next(i for i, line in enumerate(plan) if re.search(r'pip install -e "?\.', line))
+    assert torch_line < course_line, "torch must be installed before the course"
+    line = plan[torch_line]
+    # torch alone (--no-deps), from that index only (--index-url, never --extra-index-url), the exact pin.
+    assert f'--no-deps --force-reinstall --index-url "{CPU_INDEX}" "torch==2.13.0"' in line
+    assert "--extra-index-url" not in result.stdout
+    assert sum("download.pytorch.org" in ln and "pip install" in ln for ln in plan) == 1
+    # After it, the build is checked to be the +cpu one, then stamped.
+    assert any("+cpu" in ln for ln in plan[torch_line + 1 :])
+    assert any(ln.startswith("touch") and ln.endswith(".torch-cpu-installed") for ln in plan)
+
+
+def test_torch_index_with_an_unknown_value_is_refused():
+    result = _make("-n", "install", "TORCH_INDEX=cuda")
+    assert result.returncode != 0
+    assert "TORCH_INDEX=cuda is not understood" in result.stderr and "TORCH_INDEX=cpu" in result.stderr
+
+
+def _fake_wheel(folder: Path, version: str) -> Path:
+    """A tiny pure-Python wheel called torch, version ``version``, in a PEP 503 index at ``folder``."""
+    name = f"torch-{version}-py3-none-any.whl"
+    dist_info = f"torch-{version}.dist-info"
+    files = {
+        "torch/__init__.py": f"__version__ = {version!r}\n",
+        f"{dist_info}/METADATA": f"Metadata-Version: 2.1\nName: torch\nVersion: {version}\n",
+        f"{dist_info}/WHEEL": "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+    }
+    record = []
+    for path, text in files.items():
+        digest = base64.urlsafe_b64encode(hashlib.sha256(text.encode()).digest()).rstrip(b"=").decode()
+        record.append(f"{path},sha256={digest},{len(text.encode())}")
+    record.append(f"{dist_info}/RECORD,,")
+    files[f"{dist_info}/RECORD"] = "\n".join(record) + "\n"
+    project = folder / "torch"
+    project.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(project / name, "w") as wheel:
+        for path, text in files.items():
+            wheel.writestr(path, text)
+    (project / "index.html").write_text(f'<a href="{name}">{name}</a>\n', encoding="utf-8")
+    return folder
+
+
+@pytest.fixture(scope="module")
+def venv_for_make(tmp_path_factory) -> Path:
+    """A real venv (with pip) made by the Makefile's own rule, to run the torch step in for real."""
+    venv = tmp_path_factory.mktemp("make-venv") / "venv"
+    result = _make(f"VENV={venv}", f"PYTHON={sys.executable}", f"{venv}/bin/python", timeout=300)
+    assert result.returncode == 0, result.stderr
+    return venv
+
+
+def _torch_step(venv: Path, index_url: str) -> subprocess.CompletedProcess:
+    (venv / ".torch-cpu-installed").unlink(missing_ok=True)
+    # Only the given index: no pip configuration (this machine's has a find-links with a real torch wheel).
+    env = {"PIP_CONFIG_FILE": os.devnull, "PIP_FIND_LINKS": "", "PIP_EXTRA_INDEX_URL": "", "PIP_RETRIES": "0"}
+    env["PIP_DISABLE_PIP_VERSION_CHECK"] = "1"
+    return _make(
+        f"VENV={venv}",
+        "TORCH_INDEX=cpu",
+        f"TORCH_CPU_INDEX_URL={index_url}",
+        f"{venv}/.torch-cpu-installed",
+        env=env,
+        timeout=300,
+    )
+
+
+def test_torch_step_says_what_to_do_when_the_cpu_index_is_unreachable(venv_for_make, tmp_path):
+    result = _torch_step(venv_for_make, (tmp_path / "no-index-here").as_uri())
+    assert result.returncode != 0
+    assert "error: could not install torch==2.13.0 from PyTorch's CPU wheel index" in result.stderr
+    assert "without TORCH_INDEX=cpu" in result.stderr and "TORCH_CPU_INDEX_URL" in result.stderr
+    assert not (venv_for_make / ".torch-cpu-installed").exists()
+
+
+def test_torch_step_refuses_a_torch_that_is_not_the_cpu_build(venv_for_make, tmp_path):
+    index = _fake_wheel(tmp_path / "index", "2.13.0")
+    result = _torch_step(venv_for_make, index.as_uri())
+    assert result.returncode != 0
+    assert "error: pip installed torch 2.13.0, not the CPU build (+cpu)" in result.stderr
+    assert not (venv_for_make / ".torch-cpu-installed").exists()
+
+
+def test_torch_step_installs_the_cpu_build_from_the_index(venv_for_make, tmp_path):
+    index = _fake_wheel(tmp_path / "index", "2.13.0+cpu")
+    result = _torch_step(venv_for_make, index.as_uri())
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert (venv_for_make / ".torch-cpu-installed").exists()
+    version = subprocess.run(
+        [
+            str(venv_for_make / "bin" / "python"),
+            "-c",
+            "import importlib.metadata as m; print(m.version('torch'))",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert version.stdout.strip() == "2.13.0+cpu"

@@ -296,6 +296,49 @@ MALFORMED = [
         "42_sample.yaml",
         "must equal the file name",
     ),
+    # text the quiz renderer cannot show (reliability report #10; the glyph boxes of issue 16)
+    (
+        "NUL in a prompt",
+        lambda d: _q(d)["prompt"].update(en="Which `\x000\x00` one?"),
+        "question 'pick-one'",
+        "'prompt.en' contains U+0000 (a control character)",
+    ),
+    (
+        "bell character in an explanation",
+        lambda d: _q(d)["options"][0]["explanation"].update(zh="因为\x07"),
+        "question 'pick-one': option 1",
+        "'explanation.zh' contains U+0007",
+    ),
+    (
+        "zero-width space in the title",
+        lambda d: d["title"].update(en="Sam\u200bple"),
+        "42_sample.yaml",
+        "'title.en' contains U+200B",
+    ),
+    (
+        "emoji on a flashcard",
+        lambda d: d["flashcards"][0]["back"].update(en="\U0001f4a1 back"),
+        "flashcard 'card-1'",
+        "'back.en' contains U+1F4A1",
+    ),
+    (
+        "emoji variation selector in an option",
+        lambda d: _q(d)["options"][1]["text"].update(en="b\u2714\ufe0f"),
+        "question 'pick-one': option 2",
+        "'text.en' contains U+2714",
+    ),
+    (
+        "NUL in a blank's answer",
+        lambda d: _q(d, 1)["blanks"].append({"kind": "text", "answers": ["ok", "x\x00"]}),
+        "question 'fill-it': blank 2",
+        "'answers' contains U+0000",
+    ),
+    (
+        "control character in a blank's unit",
+        lambda d: _q(d, 1)["blanks"][0].update(unit="%\x1b"),
+        "question 'fill-it': blank 1",
+        "'unit' contains U+001B",
+    ),
     (
         "YAML turned text into a boolean",
         lambda d: _q(d)["options"][0]["text"].update(en=False),
@@ -397,3 +440,10 @@ def test_markdown_subset_and_plain_text():
         "`$HOME` or `$BERTEDU_HOME`"
     )
     assert plain_text("`$HOME` or `$BERTEDU_HOME`") == "$HOME or $BERTEDU_HOME"
+
+
+def test_kept_symbols_are_accepted_in_banks():
+    """✓ ✗ ☐ (drawn by DejaVu Sans, not emoji) may appear in bank text; tabs and newlines too."""
+    data = copy.deepcopy(GOOD)
+    _q(data)["prompt"].update(en="Which ✓ or ✗ or ☐?\tNext\nline")
+    assert validate_bank_data(data, "42_sample.yaml") == []

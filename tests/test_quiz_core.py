@@ -3,8 +3,8 @@
 import pytest
 
 from bertedu import quiz
-from bertedu.quiz.banks import bank_from_data
-from bertedu.quiz.core import correct_answer, grade, normalize_text, parse_number
+from bertedu.quiz.banks import Blank, bank_from_data
+from bertedu.quiz.core import correct_answer, grade, grade_blank, normalize_text, parse_number
 
 
 @pytest.fixture(autouse=True)
@@ -134,6 +134,29 @@ def test_parse_number_rejects(typed):
     assert parse_number(typed) is None
 
 
+@pytest.mark.parametrize(
+    "typed, correct",
+    [
+        ("800", True),
+        ("800M", True),
+        ("800,000,000", True),
+        ("0.8B", True),
+        ("8亿", True),
+        ("800 million", True),
+        ("0.8 billion", True),
+        ("8 百万", False),
+        ("800 百万", True),
+        ("80,000,000", False),
+        ("0.8", False),
+        ("8", False),
+    ],
+)
+def test_numeric_blank_with_a_magnitude_unit_accepts_the_full_number(typed, correct):
+    # review M18: paper/c-corpus asks "about [blank] million words"; 800,000,000 and 8亿 are the same answer
+    blank = Blank(kind="numeric", value=800, tolerance=0, unit="M")
+    assert grade_blank(blank, typed) == (correct, True)
+
+
 def test_parse_number_with_unit_reads_the_unit_as_a_label():
     assert parse_number("15%", unit="%") == 15
     assert parse_number("15", unit="%") == 15
@@ -147,10 +170,10 @@ def test_single_wrong_then_right(bank):
     r = grade(q, 0)
     assert r.answered and not r.is_correct and r.score == 0.0
     assert r.wrong == (0,) and r.missed == (1,) and r.right == ()
-    assert r.message.startswith("❌ Not quite")
+    assert r.message.startswith("✗ Not quite")
     assert r.options[0].explanation == "A is wrong"
     r = grade(q, 1)
-    assert r.is_correct and r.score == 1.0 and r.message == "✅ Correct"
+    assert r.is_correct and r.score == 1.0 and r.message == "✓ Correct"
     assert "B is right" in str(r)
 
 
@@ -228,12 +251,23 @@ def test_fill_percent_unit_and_language_answers(bank):
 
 def test_results_in_chinese(bank):
     r = grade(bank.question("one"), 1, "zh")
-    assert r.message == "✅ 正确" and r.language == "zh"
+    assert r.message == "✓ 正确" and r.language == "zh"
     assert r.options[1].text == "中文：B"
     quiz.set_language("zh")
-    assert grade(bank.question("blanks"), ["", ""]).message == "✋ 请先填写所有空。"
+    assert grade(bank.question("blanks"), ["", ""]).message == "请先填写所有空。"
 
 
 def test_correct_answer_scores_one_for_every_question(bank):
     for q in bank.questions:
         assert grade(q, correct_answer(q)).is_correct, q.id
+
+
+def test_feedback_names_blanks_and_counts_missed_options_only_on_multiple(bank):
+    assert "missed" not in str(grade(bank.question("one"), 0))  # single choice: the wrong pick says it all
+    assert "You missed 1 correct option;" in str(grade(bank.question("many"), [0, 1]))
+    assert "You missed 2 correct options;" in str(grade(bank.question("many"), [0]))
+    r = grade(bank.question("blanks"), ["E", "0.3"])
+    assert "✗ Blank 2 (weight): “0.3” is not right." in str(r)  # which blank, and its label
+    assert r.blanks[1].title == "Blank 2 (weight)" and r.blanks[1].label == "weight"
+    assert "✗ Blank 1: “3” is not right." in str(grade(bank.question("percent"), ["3"]))
+    assert "✗ 空 2（中文：weight）：“0.3” 不对。" in str(grade(bank.question("blanks"), ["E", "0.3"], "zh"))

@@ -53,7 +53,7 @@ def executed(tmp_path_factory):
 
 def test_outputs_do_not_depend_on_progress(executed):
     cells = executed.cells
-    assert "✅ Correct" in cells[4].outputs[0]["text"]
+    assert "✓ Correct" in cells[4].outputs[0]["text"]
     for before, after in zip(cells[1:4], cells[5:8]):
         assert _compared(before) and _compared(before) == _compared(after)
     for out in cells[1].outputs:

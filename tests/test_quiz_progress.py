@@ -74,7 +74,7 @@ def test_crash_mid_write_keeps_the_old_file(home, monkeypatch):
         store.record_attempt("00_welcome", "make-test", 0.5)
     monkeypatch.undo()
     assert (home / "progress.json").read_bytes() == before
-    assert [p.name for p in home.iterdir()] == ["progress.json"]  # no temporary file left behind
+    assert sorted(p.name for p in home.iterdir()) == ["progress.json", "progress.json.lock"]  # no temp file
     assert ProgressStore().question("00_welcome", "make-test") is None
 
 
@@ -97,9 +97,7 @@ def test_corrupt_file_is_moved_aside_with_a_warning(home, content):
     else:
         path.write_text(content, encoding="utf-8")
     original = path.read_bytes()
-    with pytest.warns(
-        UserWarning, match=r"could not be read .* kept as .*progress\.corrupt-\d{8}-\d{6}\.json"
-    ):
+    with pytest.warns(UserWarning, match=r"was damaged .* kept as .*progress\.corrupt-\d{8}-\d{6}\.json"):
         store = ProgressStore()
     kept = list(home.glob("progress.corrupt-*.json"))
     assert len(kept) == 1 and kept[0].read_bytes() == original  # nothing is thrown away

@@ -626,3 +626,120 @@ def test_real_corpus_trains_a_vocabulary():
     tok = BertTokenizer(vocab)
     assert vocab[:5] == list(SPECIAL_TOKENS)
     assert all(tok.unk_token_id not in tok.encode(s)["input_ids"] for doc in documents for s in doc)
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Bad input gets a clear message (reliability review, section 5.1); valid input is unchanged
+
+
+def test_vocab_with_a_utf8_bom_loads(tmp_path):
+    path = tmp_path / "vocab.txt"
+    path.write_bytes("\ufeff[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nhi\n".encode())  # Notepad's "UTF-8 with BOM"
+    assert load_vocab(path)["[PAD]"] == 0 and "\ufeff[PAD]" not in load_vocab(path)
+    assert BertTokenizer.from_file(path).encode("hi")["input_ids"] == [2, 5, 3]
+
+
+@pytest.mark.parametrize(
+    "text, problem",
+    [
+        ("{not json", "not valid JSON"),
+        ("[1, 2]", "JSON object"),
+        ('"do_lower_case"', "JSON object"),
+        ('{"do_lower_case": "no"}', "do_lower_case must be true or false"),
+        ('{"strip_accents": 1}', "strip_accents must be true, false or null"),
+        ('{"tokenize_chinese_chars": null}', "tokenize_chinese_chars must be true or false"),
+        ('{"model_max_length": -3}', "model_max_length must be a positive whole number"),
+        ('{"model_max_length": "512"}', "model_max_length must be a positive whole number"),
+    ],
+)
+def test_bad_tokenizer_config_names_the_file(tmp_path, text, problem):
+    small_tokenizer("a").save_vocabulary(tmp_path / "vocab.txt")
+    (tmp_path / "tokenizer_config.json").write_text(text, encoding="utf-8")
+    with pytest.raises(ValueError, match=f"tokenizer_config.json.*{problem}"):
+        BertTokenizer.from_file(tmp_path)
+
+
+def test_tokenizer_config_without_a_length_limit_is_accepted(tmp_path):
+    small_tokenizer("a").save_vocabulary(tmp_path / "vocab.txt")
+    config = {
+        "do_lower_case": True,
+        "strip_accents": None,
+        "model_max_length": 1000000000000000019884624838656,
+    }
+    (tmp_path / "tokenizer_config.json").write_text(json.dumps(config), encoding="utf-8")
+    assert BertTokenizer.from_file(tmp_path).model_max_length == 512  # HF's "no limit": our default stays
+
+
+@pytest.mark.parametrize(
+    "setting, problem",
+    [
+        ({"do_lower_case": "no"}, "do_lower_case must be True or False"),
+        ({"strip_accents": "yes"}, "strip_accents must be True, False or None"),
+        ({"tokenize_chinese_chars": 0}, "tokenize_chinese_chars must be True or False"),
+        ({"model_max_length": -3}, "model_max_length must be a positive whole number"),
+        ({"max_input_chars_per_word": 0}, "max_input_chars_per_word must be a positive whole number"),
+        ({"max_input_chars_per_word": -1}, "max_input_chars_per_word must be a positive whole number"),
+    ],
+)
+def test_bad_tokenizer_settings_are_refused(setting, problem):
+    with pytest.raises(ValueError, match=problem):
+        BertTokenizer(list(SPECIAL_TOKENS), **setting)
+
+
+def test_wordpiece_refuses_a_useless_word_length_limit():
+    with pytest.raises(ValueError, match="max_input_chars_per_word must be a positive whole number.*100"):
+        WordpieceTokenizer(CLASSIC_VOCAB, max_input_chars_per_word=0)
+
+
+def test_decode_accepts_numpy_ids_and_still_flags_unknown_ones():
+    np = pytest.importorskip("numpy")
+    tok = small_tokenizer("hello", "world")
+    ids = tok.encode("hello world")["input_ids"]
+    assert tok.decode(np.array(ids)) == tok.decode(ids) == "[CLS] hello world [SEP]"
+    assert tok.decode(np.array(ids, dtype=np.int32), skip_special_tokens=True) == "hello world"
+    assert tok.convert_ids_to_tokens(np.int64(ids[1])) == "hello"
+    assert tok.batch_decode(np.array([ids, ids])) == [tok.decode(ids)] * 2
+    with pytest.raises(ValueError, match="Token id 1000000 is not in the vocabulary"):
+        tok.decode(np.array([ids[0], 10**6]))
+    with pytest.raises(ValueError, match="Token id 1000000 is not in the vocabulary"):
+        tok.decode([ids[0], 10**6])
+    with pytest.raises(ValueError, match="decode takes one sequence.*batch_decode"):
+        tok.decode(np.array([ids, ids]))
+
+
+def test_word_ids_refuses_ids_outside_the_vocabulary():
+    tok = small_tokenizer("a")
+    with pytest.raises(ValueError, match=r"word_ids.*ids outside 0\.\.5.*1000000"):
+        tok.word_ids([0, 10**6])
+    with pytest.raises(ValueError, match=r"ids outside 0\.\.5"):
+        tok.word_ids(torch.tensor([[2, -1]]))
+    assert tok.word_ids([2, 5, 3]).tolist() == [-1, 0, -1]
+
+
+@pytest.mark.parametrize("max_length", ["5", 5.0, True])
+def test_max_length_must_be_a_whole_number(max_length):
+    tok = small_tokenizer("a")
+    with pytest.raises(ValueError, match="max_length must be a whole number of tokens"):
+        tok.encode("a a a", max_length=max_length)
+    with pytest.raises(ValueError, match="max_length must be a whole number of tokens"):
+        tok(["a a a"], max_length=max_length)
+
+
+def test_max_length_accepts_numpy_integers():
+    np = pytest.importorskip("numpy")
+    tok = small_tokenizer("a")
+    assert tok.encode("a a a a", max_length=np.int64(4)) == tok.encode("a a a a", max_length=4)
+
+
+def test_train_wordpiece_refuses_a_plain_string_corpus():
+    with pytest.raises(ValueError, match="list of sentences.*\\['hello world'\\]"):
+        train_wordpiece("hello world", 100)
+
+
+def test_empty_batch_gives_empty_2d_tensors():
+    tok = small_tokenizer("a")
+    batch = tok([], return_tensors="pt")
+    assert {k: tuple(v.shape) for k, v in batch.items()} == {k: (0, 0) for k in tok.model_input_names}
+    assert all(v.dtype == torch.long for v in batch.values())
+    assert tok([], padding=True, return_tensors="pt")["input_ids"].shape == (0, 0)
+    assert tok([]) == {k: [] for k in tok.model_input_names}  # lists stay lists

@@ -7,13 +7,13 @@ student's answer and returns ``(passed, message)``; the plain functions are what
 In a notebook::
 
     from bertedu.exercises import attention as ex
-    ex.scaled_scores.check(my_scores)   # ✅ / ❌ with a message that says what to fix
+    ex.scaled_scores.check(my_scores)   # ✓ Correct / ✗ Not yet, with a message that says what to fix
     ex.scaled_scores.hint()             # one hint at a time
     ex.scaled_scores.solution()         # the reference answer, as code
 
 Introduced in notebook 00.
 """
 
-from bertedu.exercises.core import NOT_ANSWERED, CheckResult, Exercise
+from bertedu.exercises.core import NOT_ANSWERED, CheckResult, Exercise, as_number
 
-__all__ = ["CheckResult", "Exercise", "NOT_ANSWERED"]
+__all__ = ["CheckResult", "Exercise", "NOT_ANSWERED", "as_number"]

@@ -26,7 +26,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from bertedu.exercises.core import Exercise
+from bertedu.exercises.core import Exercise, expects_function
+from bertedu.i18n import msg, translatable, translate
 from bertedu.viz.stats import head_statistics
 
 # ----------------------------------------------------------------------------------------------------------
@@ -49,15 +50,20 @@ def _call(fn: Callable, *args) -> tuple[object, str | None]:
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore")
             out = fn(*copies)
+    except NotImplementedError:  # the student edition's stub: Exercise.check says "not attempted yet"
+        raise
     except Exception as exc:  # the student's code failed: report it, never propagate
         T = args[0].shape[-1]
-        return None, (
-            f"your function raised {type(exc).__name__}: {exc} when called on a ({T}, {T}) NumPy "
+        return None, msg(
+            "your function raised {type}: {exc} when called on a ({T}, {T}) NumPy "
             "array of float64 (a NumPy array, not a torch tensor). Fix that error first, then check "
-            "again."
+            "again.",
+            type=type(exc).__name__,
+            exc=exc,
+            T=T,
         )
     if any(not np.array_equal(c, a) for c, a in zip(copies, args)):
-        return None, (
+        return None, msg(
             "your function changed its input in place; compute the statistic without writing into "
             "`attn` (a notebook would then show a different matrix than the model produced)."
         )
@@ -69,27 +75,37 @@ def _as_number(
 ) -> tuple[float | None, str | None]:
     """The student's return value as a float, or a message saying why it is not one number."""
     if out is None:
-        return None, "your function returned None: end it with `return ...` (one number)."
+        return None, msg("your function returned None: end it with `return ...` (one number).")
     if isinstance(out, (str, bytes, dict)):
-        return None, f"your function must return one number ({what}), got {type(out).__name__}."
+        return None, msg(
+            "your function must return one number ({what}), got {type}.", what=what, type=type(out).__name__
+        )
     try:
         if hasattr(out, "detach"):  # a torch tensor
             out = out.detach().cpu().double().numpy()
         array = np.asarray(out, dtype=np.float64)
     except Exception:  # whatever the object is, it is not a number: say so, never raise
-        return None, f"your function must return one number ({what}), got {type(out).__name__}."
+        return None, msg(
+            "your function must return one number ({what}), got {type}.", what=what, type=type(out).__name__
+        )
     if array.size != 1:
         if array.ndim == 1 and array.size in {n_rows, T}:
-            return None, (
-                f"your function returned {array.size} numbers, one per row; {what} is their "
-                "*mean*: add `.mean()` so that it returns one number."
+            return None, msg(
+                "your function returned {size} numbers, one per row; {what} is their "
+                "*mean*: add `.mean()` so that it returns one number.",
+                size=array.size,
+                what=what,
             )
-        return None, f"your function must return one number ({what}), got an array of shape {array.shape}."
+        return None, msg(
+            "your function must return one number ({what}), got an array of shape {shape}.",
+            what=what,
+            shape=array.shape,
+        )
     value = float(array.reshape(()))
     if math.isnan(value) and nan_message:
         return None, nan_message
     if not math.isfinite(value):
-        return None, f"your function returned {value}, not a finite number."
+        return None, msg("your function returned {value}, not a finite number.", value=value)
     return value, None
 
 
@@ -130,20 +146,19 @@ def previous_token_cases() -> list[tuple[str, np.ndarray]]:
     noisy[0] = rng.dirichlet(np.ones(T))  # row 0 has no previous token
     random = rng.dirichlet(np.full(9, 0.5), size=9)  # (9, 9): no pattern at all
     return [
-        ("a perfect previous-token head (row i puts all its weight on token i-1, row 0 on itself)", shift),
-        ("a perfect next-token head (row i puts all its weight on token i+1)", nxt),
-        ("a noisy previous-token head", noisy),
-        ("a random head", random),
+        (
+            msg("a perfect previous-token head (row i puts all its weight on token i-1, row 0 on itself)"),
+            shift,
+        ),
+        (msg("a perfect next-token head (row i puts all its weight on token i+1)"), nxt),
+        (msg("a noisy previous-token head"), noisy),
+        (msg("a random head"), random),
     ]
 
 
+@expects_function("ex.previous_token_share.check(previous_token_share)")
 def check_previous_token_share(fn) -> tuple[bool, str]:
     """Check ``fn(attn) -> float``: the mean of ``attn[i, i-1]`` over the query positions ``i >= 1``."""
-    if not callable(fn):
-        return False, (
-            f"pass your function itself, e.g. `ex.previous_token_share.check(previous_token_share)` "
-            f"(no parentheses after the name), not a {type(fn).__name__}."
-        )
     cases = previous_token_cases()
     values = []
     for _, attn in cases:
@@ -151,53 +166,68 @@ def check_previous_token_share(fn) -> tuple[bool, str]:
         if problem:
             return False, problem
         T = attn.shape[-1]
-        value, problem = _as_number(out, T, T - 1, "the previous-token share")
+        value, problem = _as_number(out, T, T - 1, msg("the previous-token share"))
         if problem:
             return False, problem
         values.append(value)
     expected = [reference_previous_token_share(attn) for _, attn in cases]
     if all(_close(v, e) for v, e in zip(values, expected)):
-        return True, (
-            f"the mean of attn[i, i-1] over the query positions i = 1 … T-1 matches viz.head_statistics' "
-            f"'previous' on all {len(cases)} test heads: {expected[0]:.2f} for a perfect previous-token "
-            f"head, {expected[1]:.2f} for a perfect next-token head."
+        return True, msg(
+            "the mean of attn[i, i-1] over the query positions i = 1 … T-1 matches viz.head_statistics' "
+            "'previous' on all {n_cases} test heads: {prev_share:.2f} for a perfect previous-token "
+            "head, {next_share:.2f} for a perfect next-token head.",
+            n_cases=len(cases),
+            prev_share=expected[0],
+            next_share=expected[1],
         )
     below = [np.diagonal(a, offset=-1) for _, a in cases]  # attn[i, i-1], i = 1 .. T-1
     above = [np.diagonal(a, offset=1) for _, a in cases]  # attn[i-1, i]: what token i-1 pays to token i
     variants = {
         "transposed": (
             [d.mean() for d in above],
-            "transposed: you averaged attn[i-1, i], the entries just *above* the diagonal. That is what "
-            "token i-1 pays to the token after it (the 'next' statistic). Rows are queries: the weight "
-            "query i puts on its previous token is in row i, column i-1, just *below* the diagonal "
-            "(np.diagonal(attn, offset=-1)).",
+            msg(
+                "transposed: you averaged attn[i-1, i], the entries just *above* the diagonal. That is what "
+                "token i-1 pays to the token after it (the 'next' statistic). Rows are queries: the weight "
+                "query i puts on its previous token is in row i, column i-1, just *below* the diagonal "
+                "(np.diagonal(attn, offset=-1))."
+            ),
         ),
         "row 0 wrapped": (
             [np.mean([a[i, i - 1] for i in range(a.shape[0])]) for _, a in cases],
-            "you included row 0: the first token has no previous token, and attn[0, -1] is (by Python's "
-            "negative indexing) its weight on the *last* token. Average over the T-1 rows i = 1 … T-1 "
-            "only.",
+            msg(
+                "you included row 0: the first token has no previous token, and attn[0, -1] is (by Python's "
+                "negative indexing) its weight on the *last* token. Average over the T-1 rows i = 1 … T-1 "
+                "only."
+            ),
         ),
         "row 0 counted": (
             [d.sum() / (d.size + 1) for d in below],
-            "you included row 0: you divided by T, but only the T-1 rows i = 1 … T-1 have a previous "
-            "token. Average over those T-1 entries (.mean() of np.diagonal(attn, offset=-1)).",
+            msg(
+                "you included row 0: you divided by T, but only the T-1 rows i = 1 … T-1 have a previous "
+                "token. Average over those T-1 entries (.mean() of np.diagonal(attn, offset=-1))."
+            ),
         ),
         "sum": (
             [d.sum() for d in below],
-            "right entries, but you summed them: average them instead (divide by T-1), so that the share lies "
-            "between 0 and 1 and heads can be compared across sentences of different lengths.",
+            msg(
+                "right entries, but you summed them: average them instead (divide by T-1), so that the share lies "
+                "between 0 and 1 and heads can be compared across sentences of different lengths."
+            ),
         ),
         "transposed sum": (
             [d.sum() for d in above],
-            "two mistakes: you summed instead of averaging, and you took attn[i-1, i] (above the "
-            "diagonal: what token i-1 pays to the next token, i.e. the transposed matrix). Average "
-            "attn[i, i-1], the entries just below the diagonal.",
+            msg(
+                "two mistakes: you summed instead of averaging, and you took attn[i-1, i] (above the "
+                "diagonal: what token i-1 pays to the next token, i.e. the transposed matrix). Average "
+                "attn[i, i-1], the entries just below the diagonal."
+            ),
         ),
         "self": (
             [np.diagonal(a).mean() for _, a in cases],
-            "that is the main diagonal attn[i, i]: what each token pays to itself (the 'self' statistic). The "
-            "previous token is one column to the left: attn[i, i-1].",
+            msg(
+                "that is the main diagonal attn[i, i]: what each token pays to itself (the 'self' statistic). The "
+                "previous token is one column to the left: attn[i, i-1]."
+            ),
         ),
     }
     message = _diagnose(values, variants)
@@ -205,11 +235,15 @@ def check_previous_token_share(fn) -> tuple[bool, str]:
         return False, message
     for (name, attn), value, right in zip(cases, values, expected):
         if not _close(value, right):
-            return False, (
-                f"for {name} (T = {attn.shape[0]}) your function returns {value:.4f}, expected "
-                f"{right:.4f}: the mean of attn[1, 0], attn[2, 1], …, attn[T-1, T-2]."
+            return False, msg(
+                "for {name} (T = {T}) your function returns {value:.4f}, expected "
+                "{right:.4f}: the mean of attn[1, 0], attn[2, 1], …, attn[T-1, T-2].",
+                name=name,
+                T=attn.shape[0],
+                value=value,
+                right=right,
             )
-    return False, "not yet: return the mean of attn[i, i-1] over i = 1 … T-1."  # not reached
+    return False, msg("not yet: return the mean of attn[i, i-1] over i = 1 … T-1.")  # not reached
 
 
 previous_token_share = Exercise(
@@ -224,19 +258,24 @@ previous_token_share = Exercise(
     ),
     checker=check_previous_token_share,
     hints=[
-        "Row i is query i. Its weight on the previous token sits in row i, column i-1: attn[1, 0], attn[2, 1], …, "
-        "attn[T-1, T-2]. Row 0 has no previous token.",
-        "Those entries lie just *below* the main diagonal: `np.diagonal(attn, offset=-1)` returns all T-1 of them "
-        "(offset=+1, above the diagonal, would be the next-token entries).",
-        "Average them with `.mean()` (not `.sum()`): a share between 0 and 1.",
+        translatable(
+            "Row i is query i. Its weight on the previous token sits in row i, column i-1: attn[1, 0], attn[2, 1], …, "
+            "attn[T-1, T-2]. Row 0 has no previous token."
+        ),
+        translatable(
+            "Those entries lie just *below* the main diagonal: `np.diagonal(attn, offset=-1)` returns all T-1 of them "
+            "(offset=+1, above the diagonal, would be the next-token entries)."
+        ),
+        translatable("Average them with `.mean()` (not `.sum()`): a share between 0 and 1."),
     ],
-    solution_code="""
+    solution_code=translatable("""
 def previous_token_share(attn):
     # attn: (T, T), rows = queries. attn[i, i-1] for i = 1 .. T-1 lies just below the diagonal
     return float(np.diagonal(attn, offset=-1).mean())
 
 ex.previous_token_share.check(previous_token_share)
-""",
+"""),
+    points=1,
 )
 
 
@@ -282,26 +321,22 @@ def head_entropy_cases() -> list[tuple[str, np.ndarray, np.ndarray]]:
     sink[3:, :n] = rng.dirichlet(np.full(n, 1.0), size=T - 3)  # ... the others spread over the real keys
     mask_sink = np.array([1] * n + [0] * (T - n))
     return [
-        ("a padded head (5 real tokens + 3 [PAD])", padded, mask_padded),
-        ("a previous-token head without padding", prev, np.ones(6, dtype=int)),
-        ("a padded [CLS]-sink head", sink, mask_sink),
+        (msg("a padded head (5 real tokens + 3 [PAD])"), padded, mask_padded),
+        (msg("a previous-token head without padding"), prev, np.ones(6, dtype=int)),
+        (msg("a padded [CLS]-sink head"), sink, mask_sink),
     ]
 
 
-_NAN = (
+_NAN = translatable(
     "your function returns nan: the [PAD] columns (and other weights) are exactly 0, and in floating point "
     "0 * ln 0 = 0 * (-inf) = nan. Entropy uses the convention 0 ln 0 = 0: compute a ln a only where a > 0 "
     "(np.where(attn > 0, ...), as the starter did)."
 )
 
 
+@expects_function("ex.fix_head_entropy.check(head_entropy)")
 def check_fix_head_entropy(fn) -> tuple[bool, str]:
     """Check ``fn(attn (T, T), attention_mask (T,)) -> float``: the mean row entropy in nats over real queries."""
-    if not callable(fn):
-        return False, (
-            f"pass your function itself, e.g. `ex.fix_head_entropy.check(head_entropy)` (no parentheses "
-            f"after the name), not a {type(fn).__name__}."
-        )
     cases = head_entropy_cases()
     values = []
     for _, attn, mask in cases:
@@ -309,16 +344,19 @@ def check_fix_head_entropy(fn) -> tuple[bool, str]:
         if problem:
             return False, problem
         T = attn.shape[-1]
-        value, problem = _as_number(out, T, int(mask.sum()), "the mean row entropy", nan_message=_NAN)
+        value, problem = _as_number(
+            out, T, int(mask.sum()), msg("the mean row entropy"), nan_message=translate(_NAN)
+        )
         if problem:
             return False, problem
         values.append(value)
     expected = [reference_head_entropy(attn, mask) for _, attn, mask in cases]
     if all(_close(v, e) for v, e in zip(values, expected)):
-        return True, (
+        return True, msg(
             "one entropy per query row (the row is the distribution: the softmax ran over the keys), "
             "natural log with 0 ln 0 = 0, averaged over the real query rows only: it matches "
-            f"viz.head_statistics' 'entropy' on all {len(cases)} test heads."
+            "viz.head_statistics' 'entropy' on all {n_cases} test heads.",
+            n_cases=len(cases),
         )
     rows = [-_plogp(a).sum(axis=-1) for _, a, _ in cases]  # (T,) entropy of each query row
     cols = [-_plogp(a).sum(axis=0) for _, a, _ in cases]  # (T,) 'entropy' of each key column
@@ -326,39 +364,51 @@ def check_fix_head_entropy(fn) -> tuple[bool, str]:
     variants = {
         "columns": (
             [c[r].mean() for c, r in zip(cols, real)],
-            "wrong axis: you summed a ln a down each *column* (axis=0). A column collects what every query "
-            "pays to one key; it need not sum to 1, so its 'entropy' means nothing. The distribution is "
-            "each query's *row* (the softmax ran over the keys): sum over the last axis (axis=-1) to get "
-            "one entropy per query, then average over the real query rows. Why the bug hides on a sentence "
-            "without padding: averaged over *all* positions, columns and rows give the same number (both "
-            "are the total of -a ln a divided by T); it shows as soon as [PAD] positions are left out.",
+            msg(
+                "wrong axis: you summed a ln a down each *column* (axis=0). A column collects what every query "
+                "pays to one key; it need not sum to 1, so its 'entropy' means nothing. The distribution is "
+                "each query's *row* (the softmax ran over the keys): sum over the last axis (axis=-1) to get "
+                "one entropy per query, then average over the real query rows. Why the bug hides on a sentence "
+                "without padding: averaged over *all* positions, columns and rows give the same number (both "
+                "are the total of -a ln a divided by T); it shows as soon as [PAD] positions are left out."
+            ),
         ),
         "all positions": (
             [e.mean() for e in rows],
-            "you averaged over every position, including the [PAD] query rows. Those rows are computed "
-            "(the mask only touches keys) but must be ignored: sum a ln a along each row (axis=-1) and "
-            "average only over the rows where attention_mask is 1, as viz.head_statistics does. (Summing "
-            "down the columns, axis=0, and averaging over all of them gives exactly this wrong number "
-            "too: both are the total of -a ln a divided by T.)",
+            msg(
+                "you averaged over every position, including the [PAD] query rows. Those rows are computed "
+                "(the mask only touches keys) but must be ignored: sum a ln a along each row (axis=-1) and "
+                "average only over the rows where attention_mask is 1, as viz.head_statistics does. (Summing "
+                "down the columns, axis=0, and averaging over all of them gives exactly this wrong number "
+                "too: both are the total of -a ln a divided by T.)"
+            ),
         ),
         "bits": (
             [x / math.log(2) for x in expected],
-            "those are bits (log base 2); viz.head_statistics measures entropy in nats: use the natural log "
-            "np.log, so that a row spread evenly over n keys has entropy ln n.",
+            msg(
+                "those are bits (log base 2); viz.head_statistics measures entropy in nats: use the natural log "
+                "np.log, so that a row spread evenly over n keys has entropy ln n."
+            ),
         ),
         "sum": (
             [e[r].sum() for e, r in zip(rows, real)],
-            "you summed the real rows' entropies; average them (.mean()) so that sentences of different lengths "
-            "compare.",
+            msg(
+                "you summed the real rows' entropies; average them (.mean()) so that sentences of different lengths "
+                "compare."
+            ),
         ),
         "sign": (
             [-x for x in expected],
-            "the sign is wrong: entropy is -Σ_j a_j ln a_j, which is never negative (ln a ≤ 0 for a ≤ 1).",
+            msg(
+                "the sign is wrong: entropy is -Σ_j a_j ln a_j, which is never negative (ln a ≤ 0 for a ≤ 1)."
+            ),
         ),
         "mean over keys": (
             [(-_plogp(a).mean(axis=-1))[r].mean() for (_, a, _), r in zip(cases, real)],
-            "you averaged a ln a over the keys; the entropy of a row is the *sum* over its keys, "
-            "-Σ_j a_j ln a_j. Only the final step averages (over the real query rows).",
+            msg(
+                "you averaged a ln a over the keys; the entropy of a row is the *sum* over its keys, "
+                "-Σ_j a_j ln a_j. Only the final step averages (over the real query rows)."
+            ),
         ),
     }
     message = _diagnose(values, variants)
@@ -366,11 +416,14 @@ def check_fix_head_entropy(fn) -> tuple[bool, str]:
         return False, message
     for (name, _attn, _), value, right in zip(cases, values, expected):
         if not _close(value, right):
-            return False, (
-                f"for {name} your function returns {value:.4f} nats, expected {right:.4f}: the mean "
-                "over the real query rows of -Σ_j a_ij ln a_ij."
+            return False, msg(
+                "for {name} your function returns {value:.4f} nats, expected {right:.4f}: the mean "
+                "over the real query rows of -Σ_j a_ij ln a_ij.",
+                name=name,
+                value=value,
+                right=right,
             )
-    return False, "not yet: average -Σ_j a_ij ln a_ij over the real query rows i."  # not reached
+    return False, msg("not yet: average -Σ_j a_ij ln a_ij over the real query rows i.")  # not reached
 
 
 fix_head_entropy = Exercise(
@@ -384,12 +437,16 @@ fix_head_entropy = Exercise(
     ),
     checker=check_fix_head_entropy,
     hints=[
-        "Which axis did the softmax normalise? For a matrix from the model, compare `attn.sum(axis=-1)` with "
-        "`attn.sum(axis=0)`: only one of them is all ones, and only that axis holds probability distributions.",
-        "An entropy belongs to a distribution: one per query *row*. Sum a ln a over the keys (`axis=-1`); the "
-        "rest of the function (0 ln 0 = 0, averaging over the real rows) is already right.",
+        translatable(
+            "Which axis did the softmax normalise? For a matrix from the model, compare `attn.sum(axis=-1)` with "
+            "`attn.sum(axis=0)`: only one of them is all ones, and only that axis holds probability distributions."
+        ),
+        translatable(
+            "An entropy belongs to a distribution: one per query *row*. Sum a ln a over the keys (`axis=-1`); the "
+            "rest of the function (0 ln 0 = 0, averaging over the real rows) is already right."
+        ),
     ],
-    solution_code="""
+    solution_code=translatable("""
 def head_entropy(attn, attention_mask):
     attn = np.asarray(attn, dtype=np.float64)                                  # (T, T) rows = queries
     real = np.asarray(attention_mask) > 0                                      # (T,) True = real token
@@ -398,7 +455,8 @@ def head_entropy(attn, attention_mask):
     return float(entropy[real].mean())                                         # real query rows only
 
 ex.fix_head_entropy.check(head_entropy)
-""",
+"""),
+    points=1,
 )
 
 __all__ = [

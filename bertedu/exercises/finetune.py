@@ -1,14 +1,16 @@
-"""Exercises for notebook 07 (fine-tuning): align word tags to pieces, decode a span, fix an evaluation bug.
+"""Exercises for notebook 07 (fine-tuning): align word tags to pieces, find the bug in a span loss, decode a span.
 
 In the notebook::
 
     from bertedu.exercises import finetune as ex
     ex.align_labels.check(my_align)        # my_align(pieces_per_word, tag_ids) -> labels for [CLS] ... [SEP]
+    ex.fix_span_loss.check(my_span_loss)   # my_span_loss(start (B, T), end (B, T), start_pos (B,), end_pos (B,))
     ex.decode_span.check(my_decode)        # my_decode(start_logits (T,), end_logits (T,), context_mask (T,)) -> (i, j)
-    ex.fix_eval_dropout.check(my_accuracy) # my_accuracy(model, batch) -> float, with dropout off
 
-The plain checkers (``check_align_labels``, ``check_decode_span``, ``check_fix_eval_dropout``) return
-``(passed, message)`` and are what the unit tests call. Introduced in notebook 07.
+The plain checkers (``check_align_labels``, ``check_fix_span_loss``, ``check_decode_span``) return
+``(passed, message)`` and are what the unit tests call. (Notebook 06 has the "dropout left on at evaluation"
+exercise, ``bertedu.exercises.pretraining``.) Every message is an English template translated when shown
+(``bertedu.i18n``; the Chinese is in ``bertedu/i18n/zh_finetune.py``). Introduced in notebook 07.
 """
 
 from __future__ import annotations
@@ -16,8 +18,11 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import torch
+import torch.nn.functional as F
 
-from bertedu.exercises.core import Exercise
+from bertedu.exercises.core import Exercise, as_number, expects_function
+from bertedu.finetune import best_span
+from bertedu.i18n import msg, translatable, translate
 from bertedu.losses import IGNORE_INDEX
 
 # ----------------------------------------------------------------------------------------------------------
@@ -41,10 +46,9 @@ _ALIGN_CASES = [
 ]
 
 
+@expects_function("ex.align_labels.check(my_align)")
 def check_align_labels(fn: Callable) -> tuple[bool, str]:
     """``fn(pieces_per_word, tag_ids) -> list[int]`` must equal :func:`reference_align` on every case."""
-    if not callable(fn):
-        return False, "pass your function itself, e.g. ex.align_labels.check(my_align) (no parentheses)."
     for pieces, tags in _ALIGN_CASES:
         got = fn([list(p) for p in pieces], list(tags))
         if isinstance(got, torch.Tensor):
@@ -53,20 +57,28 @@ def check_align_labels(fn: Callable) -> tuple[bool, str]:
         if got == right:
             continue
         n_tokens = sum(len(p) for p in pieces) + 2
-        shown = (
-            f"for words {[''.join(p).replace('##', '') for p in pieces]} (pieces {pieces}) and tags {tags}"
+        shown = msg(
+            "for words {words} (pieces {pieces}) and tags {tags}",
+            words=["".join(p).replace("##", "") for p in pieces],
+            pieces=pieces,
+            tags=tags,
         )
         if not isinstance(got, list):
-            return False, f"return a list of ints, got {type(got).__name__}."
+            return False, msg("return a list of ints, got {type}.", type=type(got).__name__)
         if len(got) == n_tokens - 2:
-            return False, (
-                f"{shown} you returned {len(got)} labels, one per piece, but the model also sees [CLS] "
-                "and [SEP]: add -100 at both ends."
+            return False, msg(
+                "{shown} you returned {n_labels} labels, one per piece, but the model also sees [CLS] "
+                "and [SEP]: add -100 at both ends.",
+                shown=shown,
+                n_labels=len(got),
             )
         if len(got) != n_tokens:
-            return (
-                False,
-                f"{shown} the sequence has {n_tokens} tokens ([CLS] + pieces + [SEP]) but you gave {len(got)} labels.",
+            return False, msg(
+                "{shown} the sequence has {n_tokens} tokens ([CLS] + pieces + [SEP]) but you gave "
+                "{n_labels} labels.",
+                shown=shown,
+                n_tokens=n_tokens,
+                n_labels=len(got),
             )
         every_piece = [IGNORE_INDEX] + [t for p, t in zip(pieces, tags) for _ in p] + [IGNORE_INDEX]
         last_piece = (
@@ -75,22 +87,24 @@ def check_align_labels(fn: Callable) -> tuple[bool, str]:
             + [IGNORE_INDEX]
         )
         if got == every_piece:
-            return False, (
-                f"{shown} you gave every piece the word's tag, so a word split into 3 pieces counts 3 times "
-                "in the loss and the accuracy. Label the first piece only; -100 for the rest."
+            return False, msg(
+                "{shown} you gave every piece the word's tag, so a word split into 3 pieces counts 3 times "
+                "in the loss and the accuracy. Label the first piece only; -100 for the rest.",
+                shown=shown,
             )
         if got == last_piece:
-            return (
-                False,
-                f"{shown} you labelled the last piece of each word; BERT (Section 5.3) uses the first.",
+            return False, msg(
+                "{shown} you labelled the last piece of each word; BERT (Section 5.3) uses the first.",
+                shown=shown,
             )
         if [0 if x == IGNORE_INDEX else x for x in right] == got:
-            return False, (
-                f"{shown} you used 0 where the label should be ignored, but 0 is a real tag id: the model "
-                "would be trained to predict it for [CLS], [SEP] and continuation pieces. Use -100."
+            return False, msg(
+                "{shown} you used 0 where the label should be ignored, but 0 is a real tag id: the model "
+                "would be trained to predict it for [CLS], [SEP] and continuation pieces. Use -100.",
+                shown=shown,
             )
-        return False, f"{shown} expected {right}, got {got}."
-    return True, (
+        return False, msg("{shown} expected {right}, got {got}.", shown=shown, right=right, got=got)
+    return True, msg(
         "every word's tag sits on its first piece; [CLS], [SEP] and the ## pieces get -100, so each word "
         "counts once in the loss and in the token accuracy."
     )
@@ -98,20 +112,25 @@ def check_align_labels(fn: Callable) -> tuple[bool, str]:
 
 align_labels = Exercise(
     "align_labels",
-    "Write `my_align(pieces_per_word, tag_ids)`: the label list for `[CLS] pieces... [SEP]`, with each word's "
-    "tag on its first piece and -100 on [CLS], [SEP] and every other piece.",
+    translatable(
+        "Write `my_align(pieces_per_word, tag_ids)`: the label list for `[CLS] pieces... [SEP]`, with each "
+        "word's tag on its first piece and -100 on [CLS], [SEP] and every other piece."
+    ),
     check_align_labels,
     hints=[
-        "Start with [-100] for [CLS]; for each word append its tag, then len(pieces) - 1 times -100.",
-        "Finish with -100 for [SEP]. The result has (number of pieces + 2) entries.",
+        translatable(
+            "Start with [-100] for [CLS]; for each word append its tag, then len(pieces) - 1 times -100."
+        ),
+        translatable("Finish with -100 for [SEP]. The result has (number of pieces + 2) entries."),
     ],
-    solution_code="""
+    solution_code=translatable("""
 def my_align(pieces_per_word, tag_ids):
     labels = [-100]                                          # [CLS]
     for pieces, tag in zip(pieces_per_word, tag_ids):
         labels += [tag] + [-100] * (len(pieces) - 1)         # first piece only
     return labels + [-100]                                   # [SEP]
-""",
+"""),
+    points=1,
 )
 
 
@@ -145,63 +164,80 @@ def _span_cases() -> list[tuple[str, torch.Tensor, torch.Tensor, torch.Tensor]]:
 
 
 def _reference_decode(start, end, mask):
-    from bertedu.finetune import best_span
 
     s, e = best_span(start, end, mask, max_answer_length=len(start))
     return int(s), int(e)
 
 
+@expects_function("ex.decode_span.check(my_decode)")
 def check_decode_span(fn: Callable) -> tuple[bool, str]:
     """``fn(start_logits (T,), end_logits (T,), context_mask (T,)) -> (i, j)``: the best valid span."""
-    if not callable(fn):
-        return False, "pass your function itself, e.g. ex.decode_span.check(my_decode) (no parentheses)."
     for name, start, end, mask in _span_cases():
         got = fn(start.clone(), end.clone(), mask.clone())
         try:
             i, j = (int(x) for x in got)
         except (TypeError, ValueError):
-            return False, f"return a pair (start, end) of token positions, got {got!r}."
+            return False, msg("return a pair (start, end) of token positions, got {got!r}.", got=got)
         right = _reference_decode(start, end, mask)
         if (i, j) == right:
             continue
         case = (
             f"start_logits={start.tolist()}, end_logits={end.tolist()}, context_mask={mask.tolist()}"
             if not name.startswith("random")
-            else "a random case"
+            else msg("a random case")
         )
         if j < i:
-            return False, (
-                f"on {case} you returned start {i} > end {j}: not a span. Taking the argmax of the start "
-                "and end scores separately does this. Search over pairs with i <= j."
+            return False, msg(
+                "on {case} you returned start {i} > end {j}: not a span. Taking the argmax of the start "
+                "and end scores separately does this. Search over pairs with i <= j.",
+                case=case,
+                i=i,
+                j=j,
             )
         if not (mask[i] and mask[j]):
-            return False, (
-                f"on {case} your span ({i}, {j}) is not inside the context (context_mask is 0 there): the "
-                "answer must come from the passage, not from [CLS], the question or [SEP]."
+            return False, msg(
+                "on {case} your span ({i}, {j}) is not inside the context (context_mask is 0 there): the "
+                "answer must come from the passage, not from [CLS], the question or [SEP].",
+                case=case,
+                i=i,
+                j=j,
             )
         score, best = float(start[i] + end[j]), float(start[right[0]] + end[right[1]])
-        return False, (
-            f"on {case} your span ({i}, {j}) is valid but scores {score:.3f}; ({right[0]}, {right[1]}) "
-            f"scores {best:.3f}. Maximise start[i] + end[j] over all valid pairs."
+        return False, msg(
+            "on {case} your span ({i}, {j}) is valid but scores {score:.3f}; ({best_i}, {best_j}) "
+            "scores {best:.3f}. Maximise start[i] + end[j] over all valid pairs.",
+            case=case,
+            i=i,
+            j=j,
+            score=score,
+            best_i=right[0],
+            best_j=right[1],
+            best=best,
         )
-    return (
-        True,
-        "your decoder returns the highest-scoring span with start <= end inside the context, every time.",
+    return True, msg(
+        "your decoder returns the highest-scoring span with start <= end inside the context, every time."
     )
 
 
 decode_span = Exercise(
     "decode_span",
-    "Write `my_decode(start_logits, end_logits, context_mask)` for one example (three tensors of shape (T,)): "
-    "return the pair (i, j) with i <= j, both in the context, that maximises start_logits[i] + end_logits[j].",
+    translatable(
+        "Write `my_decode(start_logits, end_logits, context_mask)` for one example (three tensors of shape "
+        "(T,)): return the pair (i, j) with i <= j, both in the context, that maximises "
+        "start_logits[i] + end_logits[j]."
+    ),
     check_decode_span,
     hints=[
-        "Two loops over i and j (j from i on) are fine for T of a few dozen tokens; skip pairs where "
-        "context_mask is 0.",
-        "Vectorised: scores = start[:, None] + end[None, :] is (T, T); set the invalid cells (j < i, outside the "
-        "context) to -inf with torch.triu and the mask, then take the argmax of the flattened matrix.",
+        translatable(
+            "Two loops over i and j (j from i on) are fine for T of a few dozen tokens; skip pairs where "
+            "context_mask is 0."
+        ),
+        translatable(
+            "Vectorised: scores = start[:, None] + end[None, :] is (T, T); set the invalid cells (j < i, outside "
+            "the context) to -inf with torch.triu and the mask, then take the argmax of the flattened matrix."
+        ),
     ],
-    solution_code="""
+    solution_code=translatable("""
 def my_decode(start_logits, end_logits, context_mask):
     best, best_pair = float("-inf"), None
     T = len(start_logits)
@@ -212,113 +248,181 @@ def my_decode(start_logits, end_logits, context_mask):
                 if score > best:
                     best, best_pair = score, (i, j)
     return best_pair
-""",
+"""),
+    points=2,
 )
 
 
 # ----------------------------------------------------------------------------------------------------------
-# 3. Find the bug: evaluating with dropout on
+# 3. Find the bug: the span loss, with its softmax over the wrong axis
 
 
-def _dropout_setup():
-    from bertedu.config import BertConfig
-    from bertedu.model import BertForSequenceClassification
+def reference_span_loss(start_logits, end_logits, start_positions, end_positions):
+    """``BertForQuestionAnswering``'s loss: ``(CE(start) + CE(end)) / 2``, each cross-entropy a softmax over
+    the ``T`` positions of one example (``dim=-1``), averaged over the batch. Inputs ``(B, T)`` and ``(B,)``."""
+    return (F.cross_entropy(start_logits, start_positions) + F.cross_entropy(end_logits, end_positions)) / 2
 
-    config = BertConfig(
-        vocab_size=50,
-        hidden_size=32,
-        num_hidden_layers=2,
-        num_attention_heads=2,
-        intermediate_size=64,
-        max_position_embeddings=16,
-        hidden_dropout_prob=0.5,
-        attention_probs_dropout_prob=0.5,
-    )
-    with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(11)
-        model = BertForSequenceClassification(config)
-        g = torch.Generator().manual_seed(12)
-        input_ids = torch.randint(5, 50, (64, 10), generator=g)
-        with torch.no_grad():
-            model.eval()
-            labels = model(input_ids).logits.argmax(-1)  # what the model predicts without dropout
-            labels[::4] = 1 - labels[::4]  # so that the right accuracy is 0.75, not 1
-    model.train()  # as it is right after a training epoch
-    batch = {
-        "input_ids": input_ids,
-        "attention_mask": torch.ones_like(input_ids),
-        "token_type_ids": torch.zeros_like(input_ids),
-        "labels": labels,
+
+def _span_loss_cases() -> list[tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]]:
+    """Batches of start/end scores ``(B, T)`` and gold positions ``(B,)``; never B == T, so that a softmax over
+    the wrong axis cannot hide behind a square matrix."""
+    g = torch.Generator().manual_seed(21)
+    cases = []
+    for B, T in ((4, 9), (3, 12), (6, 7), (2, 16)):
+        start = torch.randn(B, T, generator=g) * 2
+        end = torch.randn(B, T, generator=g) * 2
+        start_positions = torch.randint(0, T - 2, (B,), generator=g)
+        end_positions = start_positions + torch.randint(0, 3, (B,), generator=g)  # end >= start
+        cases.append((start, end, start_positions, end_positions))
+    return cases
+
+
+def _span_loss_mistakes(start, end, sp, ep) -> dict[str, float]:
+    """The values typical wrong span losses give on one case (name -> loss)."""
+    rows = torch.arange(len(sp))
+
+    def nll(logits, positions, dim):  # (B,): -log P(gold position) with the softmax over `dim`
+        return -logits.log_softmax(dim=dim)[rows, positions]
+
+    right_s, right_e = nll(start, sp, -1), nll(end, ep, -1)
+    wrong_s, wrong_e = nll(start, sp, 0), nll(end, ep, 0)
+    return {
+        "batch axis": float(((wrong_s + wrong_e) / 2).mean()),
+        "batch axis, summed": float((wrong_s + wrong_e).mean()),
+        "sum": float((right_s + right_e).mean()),
+        "start only": float(right_s.mean()),
+        "end only": float(right_e.mean()),
+        "summed over the batch": float(((right_s + right_e) / 2).sum()),
+        "start and end swapped": float((nll(start, ep, -1) + nll(end, sp, -1)).mean() / 2),
+        "probabilities": float((-(start.softmax(-1)[rows, sp] + end.softmax(-1)[rows, ep]) / 2).mean()),
     }
-    return model, batch
 
 
-def check_fix_eval_dropout(fn: Callable) -> tuple[bool, str]:
-    """``fn(model, batch) -> accuracy`` must give the dropout-free accuracy (0.75 here) on every call."""
-    if not callable(fn):
-        return (
-            False,
-            "pass your function itself, e.g. ex.fix_eval_dropout.check(my_accuracy) (no parentheses).",
-        )
-    model, batch = _dropout_setup()
-    values = []
-    for seed in (0, 1, 2):
-        model.train()
-        with torch.random.fork_rng(devices=[]):
-            torch.manual_seed(seed)
-            value = fn(model, {k: v.clone() for k, v in batch.items()})
-        if isinstance(value, torch.Tensor):
-            value = value.item()
-        if not isinstance(value, (int, float)):
-            return False, f"return the accuracy as a number, got {type(value).__name__}."
-        values.append(float(value))
-    if all(abs(v - 0.75) < 1e-6 for v in values):
-        restored = " and the model is back in training mode" if model.training else ""
-        return True, (
-            f"three calls, three times accuracy 0.75: dropout is off during evaluation{restored}. "
-            "(torch.no_grad() only stops gradient tracking; model.eval() is what turns dropout off.)"
-        )
-    if len(set(values)) > 1:
-        return False, (
-            f"three calls gave {[round(v, 3) for v in values]}: the answer changes from call to call "
-            "because dropout is still active. torch.no_grad() does not switch it off; call model.eval() "
-            "before the forward pass (and model.train() afterwards if training continues)."
-        )
-    return (
-        False,
-        f"your function returns {values[0]:.3f}; with dropout off the accuracy on this batch is 0.750.",
+_SPAN_LOSS_MESSAGES = {
+    "batch axis": translatable(
+        "the softmax runs over dim 0, the batch: each position then competes with the same position of the "
+        "*other examples*, so one example's loss changes when its batch-mates change, and a gold position's "
+        "probability is not a probability over its passage. Span extraction is a softmax over the T positions "
+        "of each example: log_softmax(dim=-1) (what F.cross_entropy(start_logits, start_positions) does)."
+    ),
+    "batch axis, summed": translatable(
+        "the softmax runs over dim 0, the batch, instead of the T positions of each example (dim=-1); and the "
+        "start and end terms are added, not averaged."
+    ),
+    "sum": translatable(
+        "you add the start and end cross-entropies: that is the paper's objective, but BertForQuestionAnswering "
+        "(like Google's run_squad.py and Hugging Face) reports their mean, (CE(start) + CE(end)) / 2."
+    ),
+    "start only": translatable(
+        "you return the start term only; the loss also needs the end term: (CE(start) + CE(end)) / 2."
+    ),
+    "end only": translatable(
+        "you return the end term only; the loss also needs the start term: (CE(start) + CE(end)) / 2."
+    ),
+    "summed over the batch": translatable(
+        "you sum over the examples of the batch; average them (F.cross_entropy's default), or the loss, and "
+        "with it the size of every step, grows with the batch size."
+    ),
+    "start and end swapped": translatable(
+        "the start scores are scored against the end positions and vice versa: start_logits go with "
+        "start_positions, end_logits with end_positions."
+    ),
+    "probabilities": translatable(
+        "you average probabilities; the loss is the negative *log*-probability of the gold positions."
+    ),
+}
+
+
+@expects_function("ex.fix_span_loss.check(my_span_loss)")
+def check_fix_span_loss(fn: Callable) -> tuple[bool, str]:
+    """``fn(start_logits (B, T), end_logits (B, T), start_positions (B,), end_positions (B,)) -> loss``: one
+    number, equal to :func:`reference_span_loss` and differentiable (a tensor, as ``loss.backward()`` needs)."""
+    for start, end, sp, ep in _span_loss_cases():
+        start_in = start.clone().requires_grad_(True)
+        end_in = end.clone().requires_grad_(True)
+        got = fn(start_in, end_in, sp.clone(), ep.clone())
+        value = as_number(got)
+        if value is None:
+            shape = tuple(getattr(got, "shape", ()))
+            if len(shape) == 1 and shape[0] == len(sp):
+                return False, msg(
+                    "you return one loss per example, shape {shape}; return their mean over the batch, one "
+                    "number, as BertForQuestionAnswering does.",
+                    shape=shape,
+                )
+            return False, msg(
+                "return the loss as one number (a 0-d tensor), got {type} {shape}.",
+                type=type(got).__name__,
+                shape=shape or "",
+            )
+        right = float(reference_span_loss(start, end, sp, ep))
+        if abs(value - right) > 1e-4 * max(1.0, abs(right)):
+            B, T = start.shape
+            for name, wrong in _span_loss_mistakes(start, end, sp, ep).items():
+                if abs(value - wrong) <= 1e-4 * max(1.0, abs(wrong)):
+                    return False, msg(
+                        "on a batch of B = {B} examples with T = {T} positions, {mistake}",
+                        B=B,
+                        T=T,
+                        mistake=translate(_SPAN_LOSS_MESSAGES[name]),
+                    )
+            return False, msg(
+                "on a batch of B = {B} examples with T = {T} positions your loss is {value:.4f}, but "
+                "(CE(start) + CE(end)) / 2 is {right:.4f}. Each cross-entropy is a softmax over the T positions "
+                "of one example, scored at the gold position, averaged over the batch.",
+                B=B,
+                T=T,
+                value=value,
+                right=right,
+            )
+        if not (isinstance(got, torch.Tensor) and got.requires_grad):
+            return False, msg(
+                "the value is right, but it is not a tensor connected to the logits (did you call .item() or "
+                "float()?): loss.backward() needs the tensor to compute gradients."
+            )
+    return True, msg(
+        "right on every batch: a softmax over the T positions of each example (dim=-1), the gold start and end "
+        "scored, (CE(start) + CE(end)) / 2 averaged over the batch, and still differentiable."
     )
 
 
-fix_eval_dropout = Exercise(
-    "fix_eval_dropout",
-    "`my_accuracy(model, batch)` is called right after a training epoch and gives a different accuracy every "
-    "time. Find the bug and fix it.",
-    check_fix_eval_dropout,
+fix_span_loss = Exercise(
+    "fix_span_loss",
+    translatable(
+        "`my_span_loss(start_logits, end_logits, start_positions, end_positions)` should return "
+        "BertForQuestionAnswering's loss, (CE(start) + CE(end)) / 2 averaged over the batch. It runs without an "
+        "error and gives a plausible number, but it is wrong. Find the bug and fix it."
+    ),
+    check_fix_span_loss,
     hints=[
-        "Which layers behave differently in training and in evaluation? Is `torch.no_grad()` enough to "
-        "change that?",
-        "Call model.eval() before the forward pass; remember the previous mode with was_training = "
-        "model.training and restore it with model.train(was_training).",
+        translatable(
+            "The logits are (B, T): B examples, T positions each. Over which of the two axes must the "
+            "probabilities of one example's start position sum to 1?"
+        ),
+        translatable(
+            "log_softmax(dim=0) normalises down the columns, across the batch. Use dim=-1 (the positions), or "
+            "simply F.cross_entropy(start_logits, start_positions), which normalises over dim 1."
+        ),
     ],
-    solution_code="""
-def my_accuracy(model, batch):
-    was_training = model.training
-    model.eval()                                   # dropout off: deterministic predictions
-    with torch.no_grad():                          # no gradients needed (saves memory; does NOT touch dropout)
-        inputs = {k: batch[k] for k in ("input_ids", "attention_mask", "token_type_ids")}
-        logits = model(**inputs).logits
-    model.train(was_training)                      # back to where we were
-    return (logits.argmax(-1) == batch["labels"]).float().mean().item()
-""",
+    solution_code=translatable("""
+def my_span_loss(start_logits, end_logits, start_positions, end_positions):
+    # start_logits, end_logits: (B, T); start_positions, end_positions: (B,)
+    log_p_start = start_logits.log_softmax(dim=-1)           # over the T positions of each example
+    log_p_end = end_logits.log_softmax(dim=-1)
+    rows = torch.arange(len(start_positions))                # (B,)
+    nll = -(log_p_start[rows, start_positions] + log_p_end[rows, end_positions]) / 2   # (B,)
+    return nll.mean()
+"""),
+    points=1,
 )
 
 __all__ = [
     "align_labels",
     "decode_span",
-    "fix_eval_dropout",
+    "fix_span_loss",
     "reference_align",
+    "reference_span_loss",
     "check_align_labels",
     "check_decode_span",
-    "check_fix_eval_dropout",
+    "check_fix_span_loss",
 ]

@@ -8,6 +8,7 @@ In the notebook::
                                                #         "not selected": ...} or a 4-tuple in that order
     ex.coverage_epochs.check(answer)           # an int
     ex.fix_masking.check(my_mask_tokens)       # a function (input_ids, tokenizer, generator) -> (ids, labels)
+    ex.masking_function.check(mask_tokens)     # the same, written from scratch (write the function)
 
 The plain checker functions (``check_expected_counts``, ``check_coverage_epochs``, ``check_fix_masking``)
 return ``(passed, message)`` and are what the unit tests call. Introduced in notebook 03.
@@ -20,7 +21,8 @@ from collections.abc import Callable, Mapping
 
 import torch
 
-from bertedu.exercises.core import Exercise
+from bertedu.exercises.core import Exercise, as_number, expects_function
+from bertedu.i18n import msg, translatable
 from bertedu.masking import IGNORE_INDEX
 from bertedu.tokenizer import SPECIAL_TOKENS, BertTokenizer
 
@@ -65,7 +67,7 @@ def check_expected_counts(answer) -> tuple[bool, str]:
     """Expected [MASK] / random / unchanged / not-selected counts for N = 2000 maskable tokens."""
     counts = _as_counts(answer)
     if counts is None:
-        return False, (
+        return False, msg(
             'give four numbers: a dict {"[MASK]": ..., "random": ..., "unchanged": ..., '
             '"not selected": ...} or a tuple in that order.'
         )
@@ -73,38 +75,52 @@ def check_expected_counts(answer) -> tuple[bool, str]:
     right = expected_masking_counts(n)
     close = {k: abs(counts[k] - right[k]) <= 0.5 for k in CATEGORIES}
     if all(close.values()):
-        return True, (
-            f"of {n} tokens, {right['[MASK]']:.0f} become [MASK], {right['random']:.0f} a random "
-            f"token, {right['unchanged']:.0f} stay unchanged but are predicted, and "
-            f"{right['not selected']:.0f} are neither changed nor predicted (12 / 1.5 / 1.5 / 85 %)."
+        return True, msg(
+            "of {n} tokens, {n_mask:.0f} become [MASK], {n_random:.0f} a random "
+            "token, {n_unchanged:.0f} stay unchanged but are predicted, and "
+            "{n_not_selected:.0f} are neither changed nor predicted (12 / 1.5 / 1.5 / 85 %).",
+            n=n,
+            n_mask=right["[MASK]"],
+            n_random=right["random"],
+            n_unchanged=right["unchanged"],
+            n_not_selected=right["not selected"],
         )
-    if abs(counts["not selected"] - (n - right["[MASK]"])) <= 0.5:
-        return False, (
+    if abs(counts[msg("not selected")] - (n - right["[MASK]"])) <= 0.5:
+        return False, msg(
             "'not selected' counts tokens that are not predicted at all. The random and unchanged "
             "tokens were selected too (they carry a label), so subtract all 15 %."
         )
     if abs(sum(counts.values()) - n) > 0.5:
-        return False, (
-            f"your four counts add up to {sum(counts.values()):g}, not N = {n}: every maskable token "
-            "falls in exactly one category."
+        return False, msg(
+            "your four counts add up to {total:g}, not N = {n}: every maskable token "
+            "falls in exactly one category.",
+            total=sum(counts.values()),
+            n=n,
         )
     mask = counts["[MASK]"]
     if abs(mask - 0.15 * n) <= 0.5:
-        return False, (
-            f"{mask:g} is the number of *selected* tokens (15 % of {n}); only 80 % of those become [MASK]."
+        return False, msg(
+            "{mask:g} is the number of *selected* tokens (15 % of {n}); only 80 % of those become [MASK].",
+            mask=mask,
+            n=n,
         )
     if abs(mask - 0.8 * n) <= 0.5:
-        return False, (
-            f"{mask:g} is 80 % of all {n} tokens, but the 80/10/10 split applies to the 15 % that "
-            "were selected."
+        return False, msg(
+            "{mask:g} is 80 % of all {n} tokens, but the 80/10/10 split applies to the 15 % that "
+            "were selected.",
+            mask=mask,
+            n=n,
         )
     if abs(counts["random"] - 0.1 * n) <= 0.5 or abs(counts["unchanged"] - 0.1 * n) <= 0.5:
         return (
             False,
-            "10 % of all tokens is too many: random and unchanged are each 10 % of the *selected* 15 %.",
+            msg("10 % of all tokens is too many: random and unchanged are each 10 % of the *selected* 15 %."),
         )
     wrong = [k for k in CATEGORIES if not close[k]]
-    return False, f"check {', '.join(wrong)}: start from 15 % selected, then split those 80 / 10 / 10."
+    return False, msg(
+        "check {categories}: start from 15 % selected, then split those 80 / 10 / 10.",
+        categories=", ".join(wrong),
+    )
 
 
 expected_counts = Exercise(
@@ -113,17 +129,18 @@ expected_counts = Exercise(
     "stay unchanged (but be predicted), and not be selected at all?",
     check_expected_counts,
     hints=[
-        "First the selection: 15 % of N are selected. Everything else is 'not selected'.",
-        "Then split the selected ones: 80 % [MASK], 10 % random, 10 % unchanged.",
+        translatable("First the selection: 15 % of N are selected. Everything else is 'not selected'."),
+        translatable("Then split the selected ones: 80 % [MASK], 10 % random, 10 % unchanged."),
     ],
-    solution_code="""
+    solution_code=translatable("""
 n = 2000
 selected = 0.15 * n                      # 300 tokens carry a label
 answer = {"[MASK]": 0.8 * selected,      # 240
           "random": 0.1 * selected,      # 30
           "unchanged": 0.1 * selected,   # 30
           "not selected": n - selected}  # 1700
-""",
+"""),
+    points=1,
 )
 
 
@@ -140,34 +157,47 @@ def epochs_for_coverage(coverage: float = COVERAGE, p: float = 0.15) -> int:
 
 def check_coverage_epochs(answer) -> tuple[bool, str]:
     """Fewest epochs after which a token has been a prediction target with probability >= 90 %."""
-    if isinstance(answer, bool) or not isinstance(answer, (int, float)) or not math.isfinite(answer):
-        return False, "give a whole number of epochs, e.g. answer = 10."
+    value = as_number(answer)  # 15, 15.0, np.int64(15), torch.tensor(15) alike (review W6)
+    if value is None or not math.isfinite(value):
+        return False, msg("give a whole number of epochs, e.g. answer = 10.")
+    answer = value
     if answer != int(answer):
-        return False, f"{answer} is not a whole number: round up to the next full epoch."
+        return False, msg("{answer} is not a whole number: round up to the next full epoch.", answer=answer)
     e, right = int(answer), epochs_for_coverage()
     if e == right:
-        return True, (
-            f"after {e} epochs the chance of never having been selected is 0.85^{e} = "
-            f"{0.85**e:.3f} < 0.10, while after {e - 1} it is still 0.85^{e - 1} = "
-            f"{0.85 ** (e - 1):.3f}."
+        return True, msg(
+            "after {e} epochs the chance of never having been selected is 0.85^{e} = "
+            "{p_e:.3f} < 0.10, while after {e_before} it is still 0.85^{e_before} = "
+            "{p_before:.3f}.",
+            e=e,
+            p_e=0.85**e,
+            e_before=e - 1,
+            p_before=0.85 ** (e - 1),
         )
     if e < 1:
-        return False, "at least one epoch is needed."
+        return False, msg("at least one epoch is needed.")
     never = 0.85**e
     if e in (6, 7):
-        return False, (
-            f"probabilities of separate epochs do not add up (0.15 × {e} is not the chance of "
-            f"at least one selection). Use the complement: P(never selected in {e} epochs) = "
-            f"0.85^{e} = {never:.3f}."
+        return False, msg(
+            "probabilities of separate epochs do not add up (0.15 × {e} is not the chance of "
+            "at least one selection). Use the complement: P(never selected in {e} epochs) = "
+            "0.85^{e} = {never:.3f}.",
+            e=e,
+            never=never,
         )
     if e < right:
-        return False, (
-            f"after {e} epochs a token has still not been selected with probability 0.85^{e} = "
-            f"{never:.3f}, more than 0.10."
+        return False, msg(
+            "after {e} epochs a token has still not been selected with probability 0.85^{e} = "
+            "{never:.3f}, more than 0.10.",
+            e=e,
+            never=never,
         )
-    return False, (
-        f"{e} epochs is enough but not the fewest: already after {e - 1} the chance of never "
-        f"having been selected is 0.85^{e - 1} = {0.85 ** (e - 1):.3f}."
+    return False, msg(
+        "{e} epochs is enough but not the fewest: already after {e_before} the chance of never "
+        "having been selected is 0.85^{e_before} = {p_before:.3f}.",
+        e=e,
+        e_before=e - 1,
+        p_before=0.85 ** (e - 1),
     )
 
 
@@ -177,14 +207,16 @@ coverage_epochs = Exercise(
     "independently of earlier epochs. After how many epochs (at least) has a given token been a prediction "
     "target at least once with probability ≥ 90 %?",
     check_coverage_epochs,
+    expected=lambda: epochs_for_coverage(),
     hints=[
-        "'At least once' is easiest through its complement: the token was never selected.",
-        "P(never selected in E epochs) = 0.85^E. Find the smallest E with 0.85^E ≤ 0.10.",
+        translatable("'At least once' is easiest through its complement: the token was never selected."),
+        translatable("P(never selected in E epochs) = 0.85^E. Find the smallest E with 0.85^E ≤ 0.10."),
     ],
     solution_code="""
 import math
 answer = math.ceil(math.log(0.10) / math.log(0.85))   # 0.85**15 = 0.087 <= 0.10 < 0.85**14 = 0.103
 """,
+    points=1,
 )
 
 
@@ -221,26 +253,32 @@ def checker_batch(
     return ids
 
 
+class _SplitMessage(str):
+    """The message of :func:`check_fix_masking` for a wrong 80/10/10 split (all other checks passed), marked
+    so that :func:`check_masking_function` can add to it in any language."""
+
+
+@expects_function("ex.fix_masking.check(my_mask_tokens)")
 def check_fix_masking(fn: Callable) -> tuple[bool, str]:
     """``fn(input_ids, tokenizer, generator) -> (masked_ids, labels)`` must implement BERT's masking:
     never touch [CLS]/[SEP]/[PAD], label exactly the selected positions (-100 elsewhere), ~15 % selected,
     80/10/10 among them."""
-    if not callable(fn):
-        return False, "pass your function itself, e.g. ex.fix_masking.check(my_mask_tokens) (no parentheses)."
     tok = checker_tokenizer()
     ids = checker_batch(tok)
     original = ids.clone()
     out = fn(ids, tok, torch.Generator().manual_seed(0))
     if not (isinstance(out, tuple) and len(out) == 2 and all(isinstance(t, torch.Tensor) for t in out)):
-        return False, "your function must return a tuple (masked_ids, labels) of two tensors."
+        return False, msg("your function must return a tuple (masked_ids, labels) of two tensors.")
     masked_ids, labels = out
     if masked_ids.shape != ids.shape or labels.shape != ids.shape:
-        return False, (
-            f"masked_ids and labels must have the input's shape {tuple(ids.shape)}, got "
-            f"{tuple(masked_ids.shape)} and {tuple(labels.shape)}."
+        return False, msg(
+            "masked_ids and labels must have the input's shape {shape}, got {ids_shape} and {labels_shape}.",
+            shape=tuple(ids.shape),
+            ids_shape=tuple(masked_ids.shape),
+            labels_shape=tuple(labels.shape),
         )
     if not torch.equal(ids, original):
-        return False, "your function changed input_ids in place; work on a copy (input_ids.clone())."
+        return False, msg("your function changed input_ids in place; work on a copy (input_ids.clone()).")
     special = torch.isin(ids, torch.tensor(tok.all_special_ids))  # (B, T) [CLS] / [SEP] / [PAD]
     labelled = labels != IGNORE_INDEX
     changed = masked_ids != ids
@@ -249,7 +287,7 @@ def check_fix_masking(fn: Callable) -> tuple[bool, str]:
         and ((labels == 0) | (labels == ids)).all()
         and (labels == 0).float().mean() > 0.5
     ):
-        return False, (
+        return False, msg(
             "the positions that are not predicted hold 0, which is a real token id ([PAD] here); they "
             "must hold -100, the ignore_index of F.cross_entropy, so the loss skips them."
         )
@@ -261,45 +299,68 @@ def check_fix_masking(fn: Callable) -> tuple[bool, str]:
     if (changed & special).any():
         names = sorted({tok.convert_ids_to_tokens(int(i)) for i in ids[changed & special]})
         problems.append(
-            f"{int((changed & special).sum())} special positions ({', '.join(names)}) were replaced. "
-            "[CLS], [SEP] and [PAD] must never be selected: exclude tokenizer.all_special_ids before "
-            "drawing the selection."
+            msg(
+                "{n} special positions ({names}) were replaced. "
+                "[CLS], [SEP] and [PAD] must never be selected: exclude tokenizer.all_special_ids before "
+                "drawing the selection.",
+                n=int((changed & special).sum()),
+                names=", ".join(names),
+            )
         )
     if share > 0.5:
-        also = " (and the special ones)" if (labelled & special).any() else ""
+        also = msg(" (and the special ones)") if (labelled & special).any() else ""
         problems.append(
-            f"{share:.0%} of the ordinary tokens{also} carry a label: labels hold the "
-            "original id at every position, so the loss would be averaged over all positions, most "
-            "of which the model can simply copy from its input. Keep the original id only where a "
-            "token was selected and put -100 everywhere else."
+            msg(
+                "{share:.0%} of the ordinary tokens{also} carry a label: labels hold the "
+                "original id at every position, so the loss would be averaged over all positions, most "
+                "of which the model can simply copy from its input. Keep the original id only where a "
+                "token was selected and put -100 everywhere else.",
+                share=share,
+                also=also,
+            )
         )
     elif (labelled & special).any() and not problems:
         problems.append(
-            f"{int((labelled & special).sum())} special positions carry a label; they must hold -100."
+            msg(
+                "{n} special positions carry a label; they must hold -100.", n=int((labelled & special).sum())
+            )
         )
     if problems:
-        return False, " Also: ".join(problems)
+        return False, msg(" Also: ").join(problems)
     if (changed & ~labelled).any():
-        return False, (
-            f"{int((changed & ~labelled).sum())} positions were changed but carry no label: every "
-            "corrupted position must be predicted (label = original id)."
+        return False, msg(
+            "{n} positions were changed but carry no label: every "
+            "corrupted position must be predicted (label = original id).",
+            n=int((changed & ~labelled).sum()),
         )
     if not torch.equal(labels[labelled], ids[labelled]):
-        return False, "where a label is set it must be the original token id (input_ids), not the masked one."
+        return False, msg(
+            "where a label is set it must be the original token id (input_ids), not the masked one."
+        )
     if not 0.12 <= share <= 0.18:
-        return False, f"{share:.1%} of the ordinary tokens were selected; BERT selects 15 %."
+        return False, msg("{share:.1%} of the ordinary tokens were selected; BERT selects 15 %.", share=share)
     n_sel = int(labelled.sum())
     to_mask = int((labelled & (masked_ids == tok.mask_token_id)).sum()) / n_sel
     to_random = int((labelled & changed & (masked_ids != tok.mask_token_id)).sum()) / n_sel
     kept = int((labelled & ~changed).sum()) / n_sel
     if not (abs(to_mask - 0.8) <= 0.05 and abs(to_random - 0.1) <= 0.04 and abs(kept - 0.1) <= 0.04):
-        return False, (
-            f"of the selected tokens {to_mask:.0%} became [MASK], {to_random:.0%} a random token and "
-            f"{kept:.0%} stayed unchanged; BERT's split is 80 / 10 / 10."
+        return False, _SplitMessage(
+            msg(
+                "of the selected tokens {to_mask:.0%} became [MASK], {to_random:.0%} a random token and "
+                "{kept:.0%} stayed unchanged; BERT's split is 80 / 10 / 10.",
+                to_mask=to_mask,
+                to_random=to_random,
+                kept=kept,
+            )
         )
-    return True, (
-        f"special tokens untouched, {share:.1%} of the {n_maskable} ordinary tokens labelled (the rest "
-        f"-100), split {to_mask:.0%} / {to_random:.0%} / {kept:.0%} into [MASK] / random / unchanged."
+    return True, msg(
+        "special tokens untouched, {share:.1%} of the {n_maskable} ordinary tokens labelled (the rest "
+        "-100), split {to_mask:.0%} / {to_random:.0%} / {kept:.0%} into [MASK] / random / unchanged.",
+        share=share,
+        n_maskable=n_maskable,
+        to_mask=to_mask,
+        to_random=to_random,
+        kept=kept,
     )
 
 
@@ -309,12 +370,16 @@ fix_masking = Exercise(
     "[PAD] are never selected and only the selected positions carry a label (-100 elsewhere).",
     check_fix_masking,
     hints=[
-        "Run the buggy function on one padded sentence and look at the first position, the [SEP] and the "
-        "[PAD]s: were any of them replaced? Then look at the labels of the positions that were not selected.",
-        "Build `special = torch.isin(input_ids, torch.tensor(tokenizer.all_special_ids))` and AND `~special` "
-        "into the selection. For the labels, `torch.where(selected, input_ids, -100)`.",
+        translatable(
+            "Run the buggy function on one padded sentence and look at the first position, the [SEP] and the "
+            "[PAD]s: were any of them replaced? Then look at the labels of the positions that were not selected."
+        ),
+        translatable(
+            "Build `special = torch.isin(input_ids, torch.tensor(tokenizer.all_special_ids))` and AND `~special` "
+            "into the selection. For the labels, `torch.where(selected, input_ids, -100)`."
+        ),
     ],
-    solution_code="""
+    solution_code=translatable("""
 def my_mask_tokens(input_ids, tokenizer, generator):
     special = torch.isin(input_ids, torch.tensor(tokenizer.all_special_ids))       # (B, T) never selected
     selected = (torch.rand(input_ids.shape, generator=generator) < 0.15) & ~special
@@ -326,7 +391,8 @@ def my_mask_tokens(input_ids, tokenizer, generator):
     swap = selected & (action >= 0.8) & (action < 0.9)
     masked_ids[swap] = random_ids[swap]
     return masked_ids, labels
-""",
+"""),
+    points=1,
 )
 
 __all__ = [
@@ -341,3 +407,68 @@ __all__ = [
     "checker_tokenizer",
     "checker_batch",
 ]
+
+
+# ----------------------------------------------------------------------------------------------------------
+# 4. Write the function: BERT's masking, from scratch
+
+
+@expects_function("ex.masking_function.check(mask_tokens)")
+def check_masking_function(fn: Callable) -> tuple[bool, str]:
+    """``fn(input_ids, tokenizer, generator) -> (masked_ids, labels)`` written from scratch: the statistical
+    checks of :func:`check_fix_masking` on ~12k tokens (15 % selected, 80/10/10 within ±4-5 points, specials
+    untouched, -100 elsewhere), plus a named message for "every selected token becomes [MASK]"."""
+    passed, message = check_fix_masking(fn)
+    if passed or not isinstance(message, _SplitMessage):  # only a wrong 80/10/10 split gets a closer look
+        return passed, message
+    tok = checker_tokenizer()
+    ids = checker_batch(tok)
+    masked_ids, labels = fn(ids.clone(), tok, torch.Generator().manual_seed(0))
+    selected = labels != IGNORE_INDEX
+    if (masked_ids[selected] == tok.mask_token_id).float().mean() > 0.97:
+        return False, msg(
+            "every selected token became [MASK]. BERT replaces only 80 % of them by [MASK], 10 % by a random "
+            "token and keeps 10 % unchanged: [MASK] never occurs when the model is fine-tuned, so the model must "
+            "also predict tokens it can see (and cannot trust any input token blindly)."
+        )
+    return passed, message
+
+
+masking_function = Exercise(
+    "masking_function",
+    translatable(
+        "Write `mask_tokens(input_ids, tokenizer, generator)` from scratch: select each non-special token with "
+        "probability 0.15; of those, 80 % become [MASK], 10 % a random token, 10 % stay; labels hold the original "
+        "id at the selected positions and -100 elsewhere. Return (masked_ids, labels); never change the input."
+    ),
+    check_masking_function,
+    hints=[
+        translatable(
+            "Special positions: `torch.isin(input_ids, torch.tensor(tokenizer.all_special_ids))`. Selection: "
+            "`(torch.rand(input_ids.shape, generator=generator) < 0.15) & ~special`."
+        ),
+        translatable(
+            "One more uniform draw per position decides the action: < 0.8 → [MASK], 0.8 … 0.9 → random id "
+            "(torch.randint(tokenizer.vocab_size, ...)), ≥ 0.9 → unchanged. Labels: "
+            "`torch.where(selected, input_ids, -100)`."
+        ),
+    ],
+    solution_code=translatable("""
+def mask_tokens(input_ids, tokenizer, generator):
+    special = torch.isin(input_ids, torch.tensor(tokenizer.all_special_ids))        # (B, T): never selected
+    selected = (torch.rand(input_ids.shape, generator=generator) < 0.15) & ~special
+    labels = torch.where(selected, input_ids, -100)                                  # -100: ignored by the loss
+    action = torch.rand(input_ids.shape, generator=generator)                        # 80 / 10 / 10
+    masked_ids = input_ids.clone()                                                   # never change the input
+    masked_ids[selected & (action < 0.8)] = tokenizer.mask_token_id
+    random_ids = torch.randint(tokenizer.vocab_size, input_ids.shape, generator=generator)
+    swap = selected & (action >= 0.8) & (action < 0.9)
+    masked_ids[swap] = random_ids[swap]
+    return masked_ids, labels
+
+ex.masking_function.check(mask_tokens)
+"""),
+    points=2,
+)
+
+__all__ += ["check_masking_function", "masking_function"]

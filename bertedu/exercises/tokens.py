@@ -3,6 +3,7 @@
 - :data:`wordpiece`: greedy longest-match-first WordPiece for one word, with ``##`` and ``[UNK]``.
 - :data:`segment_ids`: the segment (token type) ids of ``[CLS] A [SEP] B [SEP]``.
 - :data:`input_embeddings` (find the bug): h⁽⁰⁾ with positions counted from 1 and LayerNorm eps 1e-5.
+- :data:`embeddings_layer` (write the module): ``Embeddings(config)``, checked against ``BertEmbeddings``.
 
 Every exercise is backed by a plain checker function ``check_xxx(answer) -> (passed, message)``.
 
@@ -16,7 +17,9 @@ import torch.nn.functional as F
 
 from bertedu.config import BertConfig
 from bertedu.embeddings import BertEmbeddings
-from bertedu.exercises.core import Exercise
+from bertedu.exercises.core import Exercise, expects_function
+from bertedu.exercises.nn_checks import build, close, copy_weights, output_tensor, run_checks, seeded
+from bertedu.i18n import msg, translatable, translate
 from bertedu.tokenizer import WordpieceTokenizer
 
 # ----------------------------------------------------------------------------------------------------------
@@ -73,62 +76,82 @@ def _shortest_first(word: str, vocab=VOCAB) -> list[str]:
     return pieces
 
 
+@expects_function("ex.wordpiece.check(wordpiece)")
 def check_wordpiece(fn) -> tuple[bool, str]:
     """Check ``fn(word, vocab) -> list of pieces`` against BERT's WordPiece on :data:`WORDS`."""
-    if not callable(fn):
-        return False, f"pass your function itself (e.g. `check(wordpiece)`), not {type(fn).__name__}."
     for word in WORDS:
         expected = reference_wordpiece(word)
         got = fn(word, VOCAB)
         if got is None:
-            return False, "your function returned None: it must return the list of pieces."
+            return False, msg("your function returned None: it must return the list of pieces.")
         if isinstance(got, tuple):
             got = list(got)
         if not isinstance(got, list) or not all(isinstance(p, str) for p in got):
-            return False, f"for {word!r} your function must return a list of str, got {got!r}."
+            return False, msg(
+                "for {word!r} your function must return a list of str, got {got!r}.", word=word, got=got
+            )
         if got == expected:
             continue
         if any(p not in VOCAB for p in got):
             bad = [p for p in got if p not in VOCAB]
             hint = (
-                " Pieces after the first one carry the '##' prefix when you look them up."
+                msg(" Pieces after the first one carry the '##' prefix when you look them up.")
                 if any("##" + p in VOCAB for p in bad)
                 else ""
             )
-            return False, f"for {word!r} you return {got}, but {bad} is not in the vocabulary.{hint}"
+            return False, msg(
+                "for {word!r} you return {got}, but {bad} is not in the vocabulary.{hint}",
+                word=word,
+                got=got,
+                bad=bad,
+                hint=hint,
+            )
         if got == _shortest_first(word):
-            return False, (
-                f"for {word!r} you return {got}; BERT gives {expected}. You take the shortest "
+            return False, msg(
+                "for {word!r} you return {got}; BERT gives {expected}. You take the shortest "
                 "match; WordPiece takes the *longest* piece in the vocabulary at each step "
-                "(start with the whole rest of the word and shrink it from the right)."
+                "(start with the whole rest of the word and shrink it from the right).",
+                word=word,
+                got=got,
+                expected=expected,
             )
         if expected == ["[UNK]"]:
-            return False, (
-                f"for {word!r} you return {got}; BERT gives ['[UNK]']. When some part of a word "
-                "matches no piece, the *whole word* becomes a single [UNK] (not only the part)."
+            return False, msg(
+                "for {word!r} you return {got}; BERT gives ['[UNK]']. When some part of a word "
+                "matches no piece, the *whole word* becomes a single [UNK] (not only the part).",
+                word=word,
+                got=got,
             )
-        return False, f"for {word!r} you return {got}; BERT gives {expected}."
-    return True, (
-        f"all {len(WORDS)} words match bertedu.tokenizer.WordpieceTokenizer, e.g. 'unwanted' -> "
-        f"{reference_wordpiece('unwanted')}: the longest piece wins at every step."
+        return False, msg(
+            "for {word!r} you return {got}; BERT gives {expected}.", word=word, got=got, expected=expected
+        )
+    return True, msg(
+        "all {n} words match bertedu.tokenizer.WordpieceTokenizer, e.g. 'unwanted' -> "
+        "{pieces}: the longest piece wins at every step.",
+        n=len(WORDS),
+        pieces=reference_wordpiece("unwanted"),
     )
 
 
 wordpiece = Exercise(
     name="wordpiece",
-    prompt=(
+    prompt=translatable(
         "Write `wordpiece(word, vocab)`: cut one word into pieces of `vocab` (a set of strings), greedy "
         "longest-match-first, '##' before every piece that continues a word, and ['[UNK]'] for the "
         "whole word if some part matches nothing."
     ),
     checker=check_wordpiece,
     hints=[
-        "Keep a `start` index. At each step try `word[start:end]` for `end = len(word), len(word) - 1, …`; "
-        "the first candidate found in the vocabulary wins.",
-        "Candidates after the first piece are looked up as `'##' + word[start:end]`.",
-        "If no candidate matches at some `start`, return `['[UNK]']` at once: the whole word is unknown.",
+        translatable(
+            "Keep a `start` index. At each step try `word[start:end]` for `end = len(word), len(word) - 1, …`; "
+            "the first candidate found in the vocabulary wins."
+        ),
+        translatable("Candidates after the first piece are looked up as `'##' + word[start:end]`."),
+        translatable(
+            "If no candidate matches at some `start`, return `['[UNK]']` at once: the whole word is unknown."
+        ),
     ],
-    solution_code="""
+    solution_code=translatable("""
 def wordpiece(word, vocab):
     pieces, start = [], 0
     while start < len(word):
@@ -145,7 +168,8 @@ def wordpiece(word, vocab):
     return pieces
 
 ex.wordpiece.check(wordpiece)
-""",
+"""),
+    points=2,
 )
 
 
@@ -169,15 +193,14 @@ def reference_segment_ids(tokens: list[str]) -> list[int]:
     return ids
 
 
+@expects_function("ex.segment_ids.check(segment_ids)")
 def check_segment_ids(fn) -> tuple[bool, str]:
     """Check ``fn(tokens) -> list of 0/1`` on a pair, a single sentence and a padded pair."""
-    if not callable(fn):
-        return False, f"pass your function itself (e.g. `check(segment_ids)`), not {type(fn).__name__}."
     for tokens in _SEGMENT_CASES:
         expected = reference_segment_ids(tokens)
         got = fn(list(tokens))
         if got is None:
-            return False, "your function returned None: it must return a list of segment ids."
+            return False, msg("your function returned None: it must return a list of segment ids.")
         if isinstance(got, torch.Tensor):
             got = got.tolist()
         got = list(got)
@@ -185,33 +208,44 @@ def check_segment_ids(fn) -> tuple[bool, str]:
         if len(got) != len(tokens):
             return (
                 False,
-                f"for `{shown}` you return {len(got)} ids for {len(tokens)} tokens: one id per token.",
+                msg(
+                    "for `{shown}` you return {n_got} ids for {n_tokens} tokens: one id per token.",
+                    shown=shown,
+                    n_got=len(got),
+                    n_tokens=len(tokens),
+                ),
             )
         if got == expected:
             continue
         first_sep = tokens.index("[SEP]")
         seps = [i for i, t in enumerate(tokens) if t == "[SEP]"]
         if sorted(set(got)) == [1, 2] or (set(got) <= {1, 2} and 0 not in got):
-            return False, "segments are numbered from 0: sentence A is segment 0, sentence B segment 1."
+            return False, msg("segments are numbered from 0: sentence A is segment 0, sentence B segment 1.")
         if got[first_sep] == 1 and expected[first_sep] == 0:
-            return False, (
-                f"for `{shown}` the first [SEP] (position {first_sep}) gets segment 1, but it "
-                "closes sentence A, so it belongs to segment 0."
+            return False, msg(
+                "for `{shown}` the first [SEP] (position {first_sep}) gets segment 1, but it "
+                "closes sentence A, so it belongs to segment 0.",
+                shown=shown,
+                first_sep=first_sep,
             )
         if len(seps) > 1 and got[seps[-1]] == 0:
-            return False, (
-                f"for `{shown}` the final [SEP] gets segment 0, but it closes sentence B, "
-                "so it belongs to segment 1."
+            return False, msg(
+                "for `{shown}` the final [SEP] gets segment 0, but it closes sentence B, "
+                "so it belongs to segment 1.",
+                shown=shown,
             )
         if got[0] != 0:
-            return False, "[CLS] starts sentence A: its segment id is 0."
+            return False, msg("[CLS] starts sentence A: its segment id is 0.")
         if "[PAD]" in tokens and got[: tokens.index("[PAD]")] == expected[: tokens.index("[PAD]")]:
-            return False, (
-                f"for `{shown}` the real tokens are right but [PAD] tokens should get segment 0 "
-                "(as BERT's and Hugging Face's tokenizers pad); the attention mask hides them anyway."
+            return False, msg(
+                "for `{shown}` the real tokens are right but [PAD] tokens should get segment 0 "
+                "(as BERT's and Hugging Face's tokenizers pad); the attention mask hides them anyway.",
+                shown=shown,
             )
-        return False, f"for `{shown}` you return {got}; expected {expected}."
-    return True, (
+        return False, msg(
+            "for `{shown}` you return {got}; expected {expected}.", shown=shown, got=got, expected=expected
+        )
+    return True, msg(
         "0 for [CLS], A and the first [SEP]; 1 for B and the final [SEP]; a single sentence is all "
         "0 (the same ids as BertTokenizer.create_token_type_ids_from_sequences)."
     )
@@ -225,11 +259,13 @@ segment_ids = Exercise(
     ),
     checker=check_segment_ids,
     hints=[
-        "Walk through the tokens with a current segment that starts at 0. Which token switches it to 1, "
-        "and does that token itself still belong to the old segment?",
-        "Append the id *before* you switch: the first [SEP] closes sentence A. [PAD] gets 0.",
+        translatable(
+            "Walk through the tokens with a current segment that starts at 0. Which token switches it to 1, "
+            "and does that token itself still belong to the old segment?"
+        ),
+        translatable("Append the id *before* you switch: the first [SEP] closes sentence A. [PAD] gets 0."),
     ],
-    solution_code="""
+    solution_code=translatable("""
 def segment_ids(tokens):
     ids, segment = [], 0
     for token in tokens:
@@ -239,7 +275,8 @@ def segment_ids(tokens):
     return ids
 
 ex.segment_ids.check(segment_ids)
-""",
+"""),
+    points=1,
 )
 
 
@@ -280,32 +317,41 @@ def _variant(emb, input_ids, token_type_ids, *, offset=0, eps=1e-12, segment=Tru
 
 
 _BUGS = {
-    "offset": "the position ids start at 1: the first token ([CLS]) must use row 0 of W_position "
-    "(positions 0 … T−1, like BertEmbeddings' position_ids)",
-    "eps": "LayerNorm uses eps = 1e-5 (PyTorch's default); BERT's is 1e-12 (config.layer_norm_eps). At BERT's "
-    "initial scale the sum's variance is only about 0.001, so 1e-5 changes every vector by {change:.1%}",
-    "segment": "the segment embedding W_segment[s_i] is missing from the sum",
-    "layer_norm": "the LayerNorm is missing: BERT normalises the sum of the three rows",
+    "offset": translatable(
+        "the position ids start at 1: the first token ([CLS]) must use row 0 of W_position "
+        "(positions 0 … T−1, like BertEmbeddings' position_ids)"
+    ),
+    "eps": translatable(
+        "LayerNorm uses eps = 1e-5 (PyTorch's default); BERT's is 1e-12 (config.layer_norm_eps). At BERT's "
+        "initial scale the sum's variance is only about 0.001, so 1e-5 changes every vector by {change:.1%}"
+    ),
+    "segment": translatable("the segment embedding W_segment[s_i] is missing from the sum"),
+    "layer_norm": translatable("the LayerNorm is missing: BERT normalises the sum of the three rows"),
 }
 
 
+@expects_function("ex.input_embeddings.check(input_embeddings)")
 def check_input_embeddings(fn) -> tuple[bool, str]:
     """Check ``fn(emb, input_ids, token_type_ids) -> (B, T, H)`` against ``emb(input_ids, token_type_ids)``."""
-    if not callable(fn):
-        return False, f"pass your function itself (e.g. `check(input_embeddings)`), not {type(fn).__name__}."
     emb, input_ids, token_type_ids = _embedding_problem()
     with torch.no_grad():
         expected = emb(input_ids, token_type_ids)  # (B, T, H)
         got = fn(emb, input_ids, token_type_ids)
         if got is None:
-            return False, "your function returned None: it must return h⁽⁰⁾, shape (B, T, H)."
+            return False, msg("your function returned None: it must return h⁽⁰⁾, shape (B, T, H).")
         if not isinstance(got, torch.Tensor):
-            return False, f"your function must return a torch.Tensor, got {type(got).__name__}."
+            return False, msg(
+                "your function must return a torch.Tensor, got {type}.", type=type(got).__name__
+            )
         if tuple(got.shape) != tuple(expected.shape):
-            return False, f"expected shape (B, T, H) = {tuple(expected.shape)}, got {tuple(got.shape)}."
+            return False, msg(
+                "expected shape (B, T, H) = {expected}, got {shape}.",
+                expected=tuple(expected.shape),
+                shape=tuple(got.shape),
+            )
         got = got.double()
         if torch.allclose(got, expected, atol=1e-9, rtol=0):
-            return True, (
+            return True, msg(
                 "h⁽⁰⁾ = LayerNorm(W_token[x_i] + W_segment[s_i] + W_position[i]) with positions from 0 "
                 "and eps 1e-12: the same as BertEmbeddings in eval mode."
             )
@@ -337,13 +383,18 @@ def check_input_embeddings(fn) -> tuple[bool, str]:
                                 )
                                 if is_bug
                             ]
-                            found = "; ".join(_BUGS[b].format(change=change) for b in bugs)
-                            more = f" ({len(bugs)} problems left)" if len(bugs) > 1 else ""
-                            return False, f"your output matches h⁽⁰⁾ computed with a mistake{more}: {found}."
+                            found = msg("; ").join(translate(_BUGS[b]).format(change=change) for b in bugs)
+                            more = msg(" ({n_bugs} problems left)", n_bugs=len(bugs)) if len(bugs) > 1 else ""
+                            return False, msg(
+                                "your output matches h⁽⁰⁾ computed with a mistake{more}: {found}.",
+                                more=more,
+                                found=found,
+                            )
     diff = (got - expected).abs().max().item()
-    return False, (
-        f"not yet (largest difference {diff:.3g}): sum the rows W_token[x_i] + W_segment[s_i] + "
-        "W_position[i] with positions 0 … T−1, then LayerNorm with BERT's eps 1e-12."
+    return False, msg(
+        "not yet (largest difference {diff:.3g}): sum the rows W_token[x_i] + W_segment[s_i] + "
+        "W_position[i] with positions 0 … T−1, then LayerNorm with BERT's eps 1e-12.",
+        diff=diff,
     )
 
 
@@ -356,9 +407,13 @@ input_embeddings = Exercise(
     ),
     checker=check_input_embeddings,
     hints=[
-        "Which row of W_position does the first token ([CLS]) use? Print the position ids you build.",
-        "Compare the LayerNorm's eps with `emb.LayerNorm.eps` (BERT: 1e-12). It matters when the vectors are "
-        "small, as they are at BERT's initial scale (std 0.02).",
+        translatable(
+            "Which row of W_position does the first token ([CLS]) use? Print the position ids you build."
+        ),
+        translatable(
+            "Compare the LayerNorm's eps with `emb.LayerNorm.eps` (BERT: 1e-12). It matters when the vectors are "
+            "small, as they are at BERT's initial scale (std 0.02)."
+        ),
     ],
     solution_code="""
 def input_embeddings(emb, input_ids, token_type_ids):
@@ -371,6 +426,7 @@ def input_embeddings(emb, input_ids, token_type_ids):
 
 ex.input_embeddings.check(input_embeddings)
 """,
+    points=1,
 )
 
 __all__ = [
@@ -385,3 +441,154 @@ __all__ = [
     "segment_ids",
     "wordpiece",
 ]
+
+
+# ----------------------------------------------------------------------------------------------------------
+# 4. Write the module: the embeddings layer
+
+#: The checker's configuration (float32, BERT's eps 1e-12).
+EMBEDDINGS_CONFIG = BertConfig(
+    vocab_size=30,
+    hidden_size=16,
+    num_hidden_layers=1,
+    num_attention_heads=2,
+    intermediate_size=32,
+    max_position_embeddings=16,
+    hidden_dropout_prob=0.25,
+)
+_EMBEDDINGS_NAMES = translatable(
+    "word_embeddings (V, H), position_embeddings (max_position_embeddings, H), token_type_embeddings "
+    "(type_vocab_size, H): nn.Embedding each; LayerNorm = nn.LayerNorm(H, eps=config.layer_norm_eps); "
+    "dropout = nn.Dropout(config.hidden_dropout_prob)"
+)
+
+
+def _embeddings_steps(cls) -> tuple[bool, str]:
+    config = EMBEDDINGS_CONFIG
+    ref = BertEmbeddings(config).eval()
+    gen = torch.Generator().manual_seed(21)
+    with torch.no_grad():  # BERT's initial scale (std 0.02), where the LayerNorm eps shows; γ, β not 1, 0
+        for table in (ref.word_embeddings, ref.position_embeddings, ref.token_type_embeddings):
+            table.weight.copy_(torch.randn(table.weight.shape, generator=gen) * 0.02)
+        ref.LayerNorm.weight.copy_(1 + 0.1 * torch.randn(config.hidden_size, generator=gen))
+        ref.LayerNorm.bias.copy_(0.1 * torch.randn(config.hidden_size, generator=gen))
+    mine = build(cls, config, example="ex.embeddings_layer.check(Embeddings)")
+    copy_weights(ref, mine, names_hint=translate(_EMBEDDINGS_NAMES))
+    eps = getattr(getattr(mine, "LayerNorm", None), "eps", config.layer_norm_eps)
+    if eps != config.layer_norm_eps:
+        return False, msg(
+            "your LayerNorm has eps = {eps:g}; BERT's is {layer_norm_eps:g} (config.layer_norm_eps). "
+            "PyTorch's default 1e-5 changes every vector at BERT's initial scale, where the sum's variance is "
+            "only about 0.001: pass eps=config.layer_norm_eps.",
+            eps=eps,
+            layer_norm_eps=config.layer_norm_eps,
+        )
+    input_ids = torch.randint(5, config.vocab_size, (2, 9), generator=gen)  # (B, T)
+    token_type_ids = torch.tensor([[0] * 5 + [1] * 4, [0] * 3 + [1] * 6])  # (B, T)
+    shape = (2, 9, config.hidden_size)
+    what = msg("the embeddings (B, T, H)")
+    mine.eval()
+    with torch.no_grad():
+        got = output_tensor(mine(input_ids, token_type_ids), what, shape)
+        if not torch.equal(got, output_tensor(mine(input_ids, token_type_ids), what, shape)):
+            return False, msg(
+                "in eval mode your output changes from call to call: use self.dropout = nn.Dropout(p), which "
+                "switches off with .eval(), not F.dropout (training=True by default)."
+            )
+        if not close(got, ref(input_ids, token_type_ids)):
+            mistakes = (
+                (
+                    dict(segment=False),
+                    msg("the segment embeddings are missing: add token_type_embeddings(token_type_ids)."),
+                ),
+                (
+                    dict(offset=1),
+                    msg(
+                        "the position ids start at 1: the first token ([CLS]) uses row 0 of position_embeddings "
+                        "(positions 0 … T−1, torch.arange(T))."
+                    ),
+                ),
+                (
+                    dict(layer_norm=False),
+                    msg("the LayerNorm is missing: normalise the sum of the three rows."),
+                ),
+                (dict(eps=1e-5), msg("your LayerNorm uses eps = 1e-5 (PyTorch's default); BERT's is 1e-12.")),
+            )
+            for kwargs, message in mistakes:
+                if close(got, _variant(ref, input_ids, token_type_ids, **kwargs)):
+                    return False, message
+            return False, msg(
+                "your output differs from BertEmbeddings': LayerNorm(word_embeddings(input_ids) + "
+                "position_embeddings(positions 0 … T−1) + token_type_embeddings(token_type_ids)), then dropout."
+            )
+        if not close(output_tensor(mine(input_ids), what, shape), ref(input_ids)):
+            return False, msg(
+                "without token_type_ids your output is wrong: None means one segment, all sentence A: "
+                "token_type_ids = torch.zeros_like(input_ids)."
+            )
+    mine.train()
+    ref.train()
+    with seeded(22):
+        trained = output_tensor(mine(input_ids, token_type_ids), what, shape)
+    with seeded(22):
+        expected = ref(input_ids, token_type_ids)
+    if not close(trained, expected):
+        return False, msg(
+            "in training mode your output differs from BertEmbeddings' with the same seed: apply self.dropout "
+            "once, after the LayerNorm (dropout(LayerNorm(sum)))."
+        )
+    return True, msg(
+        "the same as bertedu's BertEmbeddings: word + position (from 0) + segment rows, LayerNorm with "
+        "eps 1e-12, dropout after it; token_type_ids default to segment 0."
+    )
+
+
+def check_embeddings_layer(cls) -> tuple[bool, str]:
+    """``cls(config)`` must be an nn.Module with BertEmbeddings' names whose ``forward(input_ids,
+    token_type_ids=None)`` returns ``(B, T, H)`` like ``BertEmbeddings``."""
+    return run_checks(lambda: _embeddings_steps(cls))
+
+
+embeddings_layer = Exercise(
+    name="embeddings_layer",
+    prompt=translatable(
+        "Write `Embeddings(config)`, an nn.Module with Hugging Face's names (word_embeddings, "
+        "position_embeddings, token_type_embeddings, LayerNorm, dropout) whose `forward(input_ids, "
+        "token_type_ids=None)` returns dropout(LayerNorm(word + position + segment)), shape (B, T, H)."
+    ),
+    checker=check_embeddings_layer,
+    hints=[
+        translatable(
+            "Three nn.Embedding tables: (config.vocab_size, H), (config.max_position_embeddings, H), "
+            "(config.type_vocab_size, H); then nn.LayerNorm(H, eps=config.layer_norm_eps) and "
+            "nn.Dropout(config.hidden_dropout_prob)."
+        ),
+        translatable(
+            "Positions are 0 … T−1: `torch.arange(input_ids.size(1))`. A missing token_type_ids means "
+            "`torch.zeros_like(input_ids)`."
+        ),
+    ],
+    solution_code=translatable("""
+class Embeddings(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.word_embeddings = nn.Embedding(config.vocab_size, config.hidden_size, padding_idx=config.pad_token_id)
+        self.position_embeddings = nn.Embedding(config.max_position_embeddings, config.hidden_size)
+        self.token_type_embeddings = nn.Embedding(config.type_vocab_size, config.hidden_size)
+        self.LayerNorm = nn.LayerNorm(config.hidden_size, eps=config.layer_norm_eps)   # BERT: 1e-12
+        self.dropout = nn.Dropout(config.hidden_dropout_prob)
+
+    def forward(self, input_ids, token_type_ids=None):
+        if token_type_ids is None:
+            token_type_ids = torch.zeros_like(input_ids)                # one segment: all sentence A
+        positions = torch.arange(input_ids.size(1), device=input_ids.device)   # 0, 1, ..., T-1
+        h = (self.word_embeddings(input_ids) + self.position_embeddings(positions)
+             + self.token_type_embeddings(token_type_ids))              # (B, T, H)
+        return self.dropout(self.LayerNorm(h))
+
+ex.embeddings_layer.check(Embeddings)
+"""),
+    points=2,
+)
+
+__all__ += ["EMBEDDINGS_CONFIG", "check_embeddings_layer", "embeddings_layer"]

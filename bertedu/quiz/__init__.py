@@ -9,12 +9,14 @@ In a notebook::
     quiz.review(n=12, seed=0)                          # a mixed quiz over every bank
     quiz.set_language("zh")                            # every quiz widget switches to Chinese
     quiz.progress()                                    # what you have answered so far
+    quiz.export_progress("me.json")                    # a copy for your instructor
 
 Questions live in ``bertedu/quiz/banks/NN_topic.yaml`` (schema in CONTRIBUTING.md and
 :mod:`bertedu.quiz.banks`); grading is plain Python (:func:`grade`), separate from the widgets
 (:mod:`bertedu.quiz.widgets`); progress is one JSON file under ``$BERTEDU_HOME``
-(:mod:`bertedu.quiz.store`). The language comes from :func:`set_language`, else ``$BERTEDU_LANG``,
-else English.
+(:mod:`bertedu.quiz.store`), safe under concurrent notebooks and against damage. The language comes from
+:func:`set_language`, else ``$BERTEDU_LANG``, else English. Instructors turn a folder of exports into a
+class report with ``python -m bertedu.quiz.report EXPORTS --out REPORT`` (:mod:`bertedu.quiz.report`).
 
 Introduced in notebook 00.
 """
@@ -23,6 +25,7 @@ from bertedu.quiz.api import ask, export_progress, flashcards, progress, reset_p
 from bertedu.quiz.banks import Bank, BankError, Flashcard, Question, bank_names, load_bank, validate_bank_file
 from bertedu.quiz.core import Result, grade
 from bertedu.quiz.i18n import get_language, set_language
+from bertedu.quiz.store import ProgressError
 
 __all__ = [
     "ask",
@@ -43,4 +46,5 @@ __all__ = [
     "BankError",
     "Question",
     "Flashcard",
+    "ProgressError",
 ]

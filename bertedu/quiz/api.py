@@ -10,17 +10,12 @@ import random
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from bertedu.quiz.banks import PAPER_PARTS, Question, bank_names, load_all, load_bank
-from bertedu.quiz.i18n import LANGUAGES, t
+from bertedu.quiz.banks import PAPER_PARTS, Bank, Question, bank_names, load_all, load_bank
+from bertedu.quiz.flashcards import FlashcardDeck
+from bertedu.quiz.i18n import DECK_TITLES, LANGUAGES
+from bertedu.quiz.progress_view import ProgressSummary, ResetConfirmation
 from bertedu.quiz.store import get_store
-from bertedu.quiz.widgets import (
-    FlashcardDeck,
-    ProgressSummary,
-    QuestionWidget,
-    QuizSection,
-    ResetConfirmation,
-    question_widget,
-)
+from bertedu.quiz.widgets import QuestionWidget, QuizSection, question_widget
 
 
 def _find(notebook: str, ids: Sequence[str]) -> list[Question]:
@@ -42,6 +37,28 @@ def _find(notebook: str, ids: Sequence[str]) -> list[Question]:
     return out
 
 
+def _fresh_store() -> None:
+    """Re-read the progress file before building widgets, so they show what other notebooks saved."""
+    get_store().reload()
+
+
+def deck_title(deck: str, banks: Iterable[Bank] | None = None) -> dict[str, str]:
+    """A readable ``{en, zh}`` name for a flashcard deck, never its id.
+
+    The paper's decks have names in :data:`bertedu.quiz.i18n.DECK_TITLES` ("Paper part A · Motivation");
+    a deck that belongs to one bank takes that bank's title ("Masking strategy").
+    """
+    if deck in DECK_TITLES:
+        return dict(DECK_TITLES[deck])
+    owners = [
+        b for b in (load_all() if banks is None else banks) if any(c.deck == deck for c in b.flashcards)
+    ]
+    if len(owners) == 1:
+        return dict(owners[0].title)
+    words = deck.replace("-", " ").replace("_", " ").strip().capitalize()
+    return {lang: words for lang in LANGUAGES}
+
+
 def ask(
     notebook: str, ids: str | Sequence[str] | None = None, *, language: str | None = None
 ) -> QuestionWidget | QuizSection:
@@ -51,7 +68,9 @@ def ask(
     ``quiz.ask("03_masking_strategy", ["a", "b"])`` → a :class:`QuizSection`. Introduced in notebook 00.
     """
     if isinstance(ids, str):
-        return question_widget(_find(notebook, [ids])[0], language=language)
+        question = _find(notebook, [ids])[0]
+        _fresh_store()
+        return question_widget(question, language=language)
     return section(notebook, ids, language=language)
 
 
@@ -63,9 +82,12 @@ def section(
     bank = load_bank(notebook)
     if isinstance(ids, str):
         ids = [ids]
+    elif ids is not None and not isinstance(ids, Iterable):
+        raise ValueError(f"Give question ids as a string or a list of strings, got {ids!r}.")
     questions = list(bank.questions) if ids is None else _find(notebook, list(ids))
     if not questions:
         raise ValueError(f"Bank {notebook!r} has no questions to show.")
+    _fresh_store()
     return QuizSection(questions, title=title or bank.title, language=language)
 
 
@@ -92,10 +114,8 @@ def flashcards(
         raise ValueError(f"No flashcards in deck {deck!r} of {where}. Decks: {', '.join(decks) or '(none)'}.")
     if shuffle:
         random.Random(seed).shuffle(cards)
-    if notebook is not None and deck is None:
-        title = load_bank(notebook).title
-    else:
-        title = {lang: t("deck", lang, deck=deck) for lang in LANGUAGES}
+    title = load_bank(notebook).title if deck is None else deck_title(deck, banks)
+    _fresh_store()
     return FlashcardDeck(cards, title=title, language=language)
 
 
@@ -134,6 +154,7 @@ def review(
                 chosen.append(pool.pop())
     if not chosen:
         raise ValueError("No questions match this review (check notebooks / paper_parts).")
+    _fresh_store()
     return QuizSection(chosen, title=("review_title", {"n": len(chosen)}), language=language)
 
 
@@ -146,13 +167,18 @@ def progress(*, language: str | None = None) -> ProgressSummary:
 
 
 def export_progress(path: str | Path) -> Path:
-    """Copy your progress file to ``path`` (JSON, same format); returns the path written."""
+    """Copy your progress to ``path`` (JSON, the progress file's layout); returns the path written.
+
+    Hand this file to your instructor for the class report (``python -m bertedu.quiz.report``). Raises a
+    :class:`~bertedu.quiz.store.ProgressError` with a clear message when it cannot be written.
+    """
     return get_store().export(path)
 
 
 def reset_progress(notebook: str | None = None, *, confirm: bool = False):
     """Erase progress of one notebook (or all). Without ``confirm=True`` it only returns a widget that
-    asks first; with ``confirm=True`` it erases at once and returns how many notebooks were erased."""
+    asks first; with ``confirm=True`` it erases at once and returns how many notebooks were erased
+    (a :class:`~bertedu.quiz.store.ProgressError` says why when the file cannot be written)."""
     if (
         notebook is not None
         and notebook not in bank_names()
@@ -164,4 +190,13 @@ def reset_progress(notebook: str | None = None, *, confirm: bool = False):
     return get_store().reset(notebook)
 
 
-__all__ = ["ask", "section", "flashcards", "review", "progress", "export_progress", "reset_progress"]
+__all__ = [
+    "ask",
+    "section",
+    "flashcards",
+    "review",
+    "progress",
+    "export_progress",
+    "reset_progress",
+    "deck_title",
+]

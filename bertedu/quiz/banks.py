@@ -4,6 +4,9 @@ The schema is written down in CONTRIBUTING.md ("Question bank schema"); :func:`v
 that schema as code. It returns one message per problem, each naming the file and the question or card
 id, e.g. ``03_masking_strategy.yaml: question 'select-fraction': single-choice needs exactly one
 correct option, found 2``. :func:`load_bank` raises :class:`BankError` (a ``ValueError``) with all of them.
+Every text field is also checked for characters the quiz cannot show
+(:func:`bertedu.quiz.render.unrenderable`: control characters such as NUL, invisible format characters,
+emoji), naming the field, e.g. ``question 'x': 'prompt.en' contains U+0000 (a control character) ...``.
 
 Compatible extensions of the written schema (all optional):
 - ``explanation`` on single/multiple questions: a general comment shown once the question is answered;
@@ -30,6 +33,7 @@ from typing import Any
 import yaml
 
 from bertedu.quiz.i18n import LANGUAGES
+from bertedu.quiz.render import unrenderable
 
 Text = Mapping[str, str]  # {"en": ..., "zh": ...}
 
@@ -332,6 +336,8 @@ def _check_text(value: Any, where: str, field_name: str, out: list[str], *, sent
             out.append(f"{where}: '{field_name}.{lang}' must be a string (quote it in YAML), got {text!r}")
         elif not text.strip():
             out.append(f"{where}: '{field_name}.{lang}' is empty")
+        else:
+            _check_chars(text, where, f"{field_name}.{lang}", out)
     extra = sorted(set(map(str, value)) - set(LANGUAGES))
     if extra:
         out.append(f"{where}: '{field_name}' has unknown language key(s) {extra}; use {list(LANGUAGES)}")
@@ -345,6 +351,13 @@ def _check_text(value: Any, where: str, field_name: str, out: list[str], *, sent
         and not _CJK.search(zh)
     ):
         out.append(f"{where}: '{field_name}.zh' has no Chinese characters; is the translation missing?")
+
+
+def _check_chars(text: str, where: str, field_name: str, out: list[str]) -> None:
+    """Refuse characters the quiz cannot show (control characters, emoji...; see ``render.unrenderable``)."""
+    problem = unrenderable(text)
+    if problem:
+        out.append(f"{where}: '{field_name}' contains {problem}; the quiz cannot show it, remove it")
 
 
 def _check_keys(item: Mapping, allowed: set[str], where: str, out: list[str]) -> None:
@@ -511,6 +524,10 @@ def _validate_blank(b: Any, bw: str, out: list[str]) -> None:
             out.append(
                 f"{bw}: 'answers' must be a non-empty list of non-empty strings (or {{en: [...], zh: [...]}})"
             )
+        else:
+            for lst in lists:
+                for a in lst:
+                    _check_chars(str(a), bw, "answers", out)
         if "case_sensitive" in b and not isinstance(b["case_sensitive"], bool):
             out.append(f"{bw}: 'case_sensitive' must be true or false")
     elif kind == "numeric":
@@ -522,6 +539,8 @@ def _validate_blank(b: Any, bw: str, out: list[str]) -> None:
             out.append(f"{bw}: a numeric blank needs a 'tolerance' >= 0 (e.g. 0.005), got {tol!r}")
         if "unit" in b and (not isinstance(b["unit"], str) or not b["unit"].strip() or len(b["unit"]) > 12):
             out.append(f"{bw}: 'unit' must be a short string such as '%' or 'M'")
+        elif "unit" in b:
+            _check_chars(b["unit"], bw, "unit", out)
     else:
         out.append(f"{bw}: 'kind' must be 'text' or 'numeric', got {kind!r}")
 

@@ -36,6 +36,8 @@ _WORD_HYPHEN = re.compile(r"(?<=[^\W\d_])-(?=[^\W\d_])")
 
 # Suffix multipliers for numbers: 24% = 0.24, 110M = 110e6, 30k = 30e3, 1.1亿 = 1.1e8.
 _MULTIPLIERS = {"%": 0.01, "k": 1e3, "m": 1e6, "b": 1e9, "万": 1e4, "亿": 1e8}
+# ... and as words: 800 million, 2.5 billion, 8 百万.
+_WORD_MULTIPLIERS = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "百万": 1e6, "千": 1e3}
 _NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)(e[+-]?\d+)?$", re.I)
 
 
@@ -63,7 +65,7 @@ def parse_number(answer: str, unit: str | None = None) -> float | None:
 
     Accepted: ``0.24``, `` .24 ``, ``+0.24``, ``2.4e-1``, ``１２``, ``30,000``, ``30 000``, ``0,24``
     (decimal comma), ``3/4``, ``≈0.24``, and a suffix: ``24%`` = 0.24, ``30k`` = 30,000,
-    ``110M`` = 110,000,000, ``1B`` = 10⁹, ``3万`` = 30,000, ``1.1亿`` = 110,000,000. When the blank
+    ``110M`` = 110,000,000, ``1B`` = 10⁹, ``3万`` = 30,000, ``1.1亿`` = 110,000,000, ``800 million``. When the blank
     declares ``unit`` (e.g. ``"%"`` or ``"M"``), the value is expressed in that unit and a suffix equal to
     it is just the unit: with ``unit="%"``, ``15`` and ``15%`` both read 15.
     """
@@ -77,7 +79,11 @@ def parse_number(answer: str, unit: str | None = None) -> float | None:
         if u and s.lower().endswith(u.lower()):
             s = s[: -len(u)].strip()
     multiplier = 1.0
-    if s and s[-1].lower() in _MULTIPLIERS:
+    word = next((w for w in _WORD_MULTIPLIERS if s.lower().endswith(w) and s[: -len(w)].strip()), None)
+    if word:
+        multiplier = _WORD_MULTIPLIERS[word]
+        s = s[: -len(word)].strip()
+    elif s and s[-1].lower() in _MULTIPLIERS:
         multiplier = _MULTIPLIERS[s[-1].lower()]
         s = s[:-1].strip()
     s = re.sub(r"(?<=\d)[ \u00a0_'](?=\d{3}\b)", "", s)  # 30 000, 30_000, 30'000
@@ -134,7 +140,11 @@ class OptionFeedback:
 
 @dataclass(frozen=True)
 class BlankFeedback:
-    """How one blank of a fill-in question came out; ``expected`` is the accepted answer, for the solution."""
+    """How one blank of a fill-in question came out; ``expected`` is the accepted answer, for the solution.
+
+    ``label`` is the bank's label of the blank (or "Blank 2"); ``title`` names it in feedback with its number,
+    "Blank 2 (weight)", so the student knows which box is meant.
+    """
 
     index: int
     label: str
@@ -142,13 +152,14 @@ class BlankFeedback:
     correct: bool
     expected: str
     readable: bool = True  # False when a numeric blank could not be read as a number
+    title: str = ""
 
 
 @dataclass(frozen=True)
 class Result:
     """The outcome of :func:`grade`. All texts are in ``language``.
 
-    ``message`` is the one-line verdict (``"✅ Correct"``, ``"❌ Not quite · score 50%"`` or a request
+    ``message`` is the one-line verdict (``"✓ Correct"``, ``"✗ Not quite · score 50%"`` or a request
     for an answer). ``options`` / ``blanks`` hold per-part feedback; ``explanation`` is the question's
     general explanation ("" if it has none).
     """
@@ -186,22 +197,36 @@ class Result:
             if o.selected:
                 key = "chose_right" if o.correct else "chose_wrong"
                 lines.append(t(key, self.language, option=o.text) + " " + o.explanation)
-        if self.missed:
-            lines.append(t("missed", self.language, n=len(self.missed)))
+        if self.kind == "multiple" and self.missed:
+            lines.append(missed_text(len(self.missed), self.language))
         for b in self.blanks:
-            lines.append(_blank_line(b, self.language))
+            lines.append(blank_line(b, self.language))
         return "\n".join(lines)
 
 
-def _blank_line(b: BlankFeedback, lang: str) -> str:
+def missed_text(n: int, lang: str | None = None) -> str:
+    """ "You missed 1 correct option ..." / "... 2 correct options ..." (multiple-choice feedback only)."""
+    return t("missed_one", lang) if n == 1 else t("missed_many", lang, n=n)
+
+
+def blank_line(b: BlankFeedback, lang: str | None = None) -> str:
+    """One feedback line for a blank: "✗ Blank 2 (weight): “0.3” is not right."."""
+    label = b.title or b.label
     if not b.readable:
-        return t("blank_not_number", lang, label=b.label, given=b.given)
-    return t("blank_right" if b.correct else "blank_wrong", lang, label=b.label, given=b.given)
+        return t("blank_not_number", lang, label=label, given=b.given)
+    return t("blank_right" if b.correct else "blank_wrong", lang, label=label, given=b.given)
 
 
 def blank_label(blank: Blank, index: int, lang: str | None = None) -> str:
     """The label of blank ``index`` (0-based): the bank's label, else "Blank 1" / "空 1"."""
     return pick(blank.label, lang) if blank.label else t("blank_label", lang, n=index + 1)
+
+
+def blank_title(blank: Blank, index: int, lang: str | None = None) -> str:
+    """How feedback names blank ``index`` (0-based): "Blank 1 (two right)", or "Blank 1" without a label."""
+    if blank.label:
+        return t("blank_named", lang, n=index + 1, label=pick(blank.label, lang))
+    return t("blank_label", lang, n=index + 1)
 
 
 def expected_text(blank: Blank, lang: str | None = None) -> str:
@@ -225,6 +250,9 @@ def grade_blank(blank: Blank, given: str) -> tuple[bool, bool]:
         ok = number_matches(x, blank.value, blank.tolerance)
         if not ok and blank.unit == "%" and "%" not in given and abs(x) <= 1:
             ok = number_matches(x * 100, blank.value, blank.tolerance)  # 0.15 for "15 %"
+        scale = _MULTIPLIERS.get((blank.unit or "").strip().lower(), 0)
+        if not ok and scale > 1 and abs(x) >= scale:  # unit "M": 800,000,000 or 0.8B or 8亿 for 800
+            ok = number_matches(x / scale, blank.value, blank.tolerance)
         return ok, True
     got = normalize_text(given, case_sensitive=blank.case_sensitive)
     accepted = {normalize_text(a, case_sensitive=blank.case_sensitive) for a in blank.answers}
@@ -326,6 +354,7 @@ def grade(question: Question, answer: object, language: str | None = None) -> Re
                 correct=ok,
                 expected=expected_text(blank, lang),
                 readable=readable,
+                title=blank_title(blank, i, lang),
             )
         )
     score = sum(b.correct for b in blanks) / len(blanks)
@@ -368,6 +397,6 @@ def solution_lines(question: Question, language: str | None = None) -> Sequence[
             for o in question.options
         ]
     return [
-        ("✅", t("accepted", lang, label=blank_label(b, i, lang), answers=expected_text(b, lang)), "")
+        ("✓", t("accepted", lang, label=blank_title(b, i, lang), answers=expected_text(b, lang)), "")
         for i, b in enumerate(question.blanks)
     ]

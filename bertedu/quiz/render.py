@@ -15,24 +15,51 @@ from __future__ import annotations
 
 import html
 import re
+import unicodedata
 
 _MATH = re.compile(r"\$\$.+?\$\$|\$[^$\n]+?\$", re.S)
 _CODE = re.compile(r"`([^`\n]+)`")
 _BOLD = re.compile(r"\*\*(.+?)\*\*", re.S)
 _ITALIC = re.compile(r"(?<![\w*])\*(?!\s)([^*\n]+?)(?<!\s)\*(?![\w*])")
-_BLANK = re.compile(r"\[\s*(?:blank|空)\s*(\d+)\s*\]", re.I)
+_BLANK = re.compile(r"\[\s*(?:blank|空)\s*([0-9]+)\s*\]", re.I)
+
+# Code spans, math and blank markers are set aside while the rest is escaped and formatted, and put back at
+# the end. A set-aside fragment is marked in the text by a placeholder \x00N\x00. No input can forge one:
+# _sanitize() first replaces every NUL of the input (bank validation rejects NUL anyway), so after it the
+# only NULs in the text are the placeholders this module wrote.
 _TOKEN = "\x00{}\x00"
-_TOKEN_RE = re.compile("\x00(\\d+)\x00")
+_TOKEN_RE = re.compile("\x00([0-9]+)\x00")
+
+
+def _sanitize(text: object) -> str:
+    """The text with every NUL replaced by U+FFFD (so placeholders cannot collide with the input)."""
+    return str(text).replace("\x00", "\ufffd")
+
+
+def _restore(text: str, stash: list[str]) -> str:
+    """Put the set-aside fragments back. Fragment ``i`` can only hold placeholders of earlier fragments
+    (``j < i``, a code span inside math), so this recursion ends."""
+
+    def put(m: re.Match, limit: int) -> str:
+        i = int(m.group(1))
+        return _TOKEN_RE.sub(lambda inner: put(inner, i), stash[i]) if i < limit else m.group(0)
+
+    return _TOKEN_RE.sub(lambda m: put(m, len(stash)), text)
 
 
 def markdown_to_html(text: str) -> str:
-    """Render the Markdown subset described in the module docstring; math is passed through for MathJax."""
+    """Render the Markdown subset described in the module docstring; math is passed through for MathJax.
+
+    Any string is accepted (a NUL is shown as U+FFFD); the result is always HTML in which every character of
+    the input is escaped or inside one of the tags this function writes.
+    """
     stash: list[str] = []
 
     def keep(fragment: str) -> str:
         stash.append(fragment)
         return _TOKEN.format(len(stash) - 1)
 
+    text = _sanitize(text)
     text = _CODE.sub(lambda m: keep(f"<code>{html.escape(m.group(1), quote=False)}</code>"), text)
     text = _MATH.sub(lambda m: keep(html.escape(m.group(0), quote=False)), text)
     text = html.escape(text, quote=False)
@@ -48,10 +75,47 @@ def markdown_to_html(text: str) -> str:
             blocks.append(f"<ul>{items}</ul>")
         else:
             blocks.append("<p>" + "<br>".join(lines) + "</p>")
-    out = "".join(blocks)
-    while _TOKEN_RE.search(out):  # stashed fragments may nest (a code span inside nothing else)
-        out = _TOKEN_RE.sub(lambda m: stash[int(m.group(1))], out)
-    return out
+    return _restore("".join(blocks), stash)
+
+
+#: Symbols from the pictograph blocks that the quiz does use: plain-text (non-emoji) characters that DejaVu
+#: Sans draws, so they never show as an empty box. ✓ U+2713 CHECK MARK, ✗ U+2717 BALLOT X, ☐ U+2610 BALLOT BOX.
+KEPT_SYMBOLS = frozenset("\u2713\u2717\u2610")
+
+# Emoji and pictographs: without an emoji font (a plain Debian Chromium, many lab machines) they are drawn
+# as empty boxes. U+1F000-U+1FAFF (emoji, pictographs), U+2600-U+27BF (miscellaneous symbols, dingbats),
+# U+2B00-U+2BFF (arrows and stars such as ⭐), U+FE0F (the variation selector that asks for emoji style).
+_PICTOGRAPH_RANGES = ((0x1F000, 0x1FAFF), (0x2600, 0x27BF), (0x2B00, 0x2BFF), (0xFE0F, 0xFE0F))
+
+
+def is_pictograph(char: str) -> bool:
+    """Whether ``char`` is an emoji or pictograph (see ``_PICTOGRAPH_RANGES``) that the quiz must not show."""
+    code = ord(char)
+    return char not in KEPT_SYMBOLS and any(lo <= code <= hi for lo, hi in _PICTOGRAPH_RANGES)
+
+
+def unrenderable(text: str) -> str | None:
+    """Why ``text`` cannot be shown by the quiz (its first such character), or ``None`` when it can.
+
+    Refused: control characters other than tab and newline (NUL included), format characters (zero-width
+    spaces, bidirectional overrides, a BOM), private-use and surrogate code points, non-characters, and
+    emoji / pictographs (:func:`is_pictograph`).
+    """
+    for pos, char in enumerate(text):
+        code = f"U+{ord(char):04X}"
+        category = unicodedata.category(char)
+        if char in "\t\n":
+            continue
+        if category == "Cc":
+            return f"{code} (a control character) at position {pos}"
+        if category in ("Cf", "Co", "Cs") or (ord(char) & 0xFFFE) == 0xFFFE:
+            return f"{code} (an invisible, private-use or invalid code point) at position {pos}"
+        if is_pictograph(char):
+            return (
+                f"{code} {char} (an emoji or pictograph, drawn as an empty box where no emoji font is "
+                f"installed) at position {pos}; write it in words, or use ✓ or ✗"
+            )
+    return None
 
 
 def blank_marker_html(n: int) -> str:
@@ -162,7 +226,8 @@ def plain_text(text: str) -> str:
         return s.replace("{", "").replace("}", "")
 
     codes: list[str] = []
-    text = _CODE.sub(lambda m: codes.append(m.group(1)) or f"\x00{len(codes) - 1}\x00", text)
+    text = _sanitize(text)
+    text = _CODE.sub(lambda m: codes.append(m.group(1)) or _TOKEN.format(len(codes) - 1), text)
     text = _MATH.sub(math, text)
     text = _TOKEN_RE.sub(lambda m: codes[int(m.group(1))], text)
     text = _BOLD.sub(r"\1", text)

@@ -1,18 +1,21 @@
-"""The quiz's widgets (ipywidgets 8, no custom JavaScript): questions, sections, flashcards, progress.
+"""The quiz's widgets (ipywidgets 8, no custom JavaScript): questions and sections, and the shared base
+of every quiz widget (flashcards: :mod:`bertedu.quiz.flashcards`; progress: :mod:`bertedu.quiz.progress_view`).
 
 Every widget exposes its parts as attributes, so a test (or a curious student) can drive it::
 
     w = SingleChoiceWidget(question)
     w.options_box.value = 2          # choose option 2 (RadioButtons; values are option indices)
     w.submit.click()                 # grade it
-    w.feedback.value                 # "✅ Correct ..." or "❌ Not quite ..." with the option's explanation
+    w.feedback.value                 # "✓ Correct ..." or "✗ Not quite ..." with the option's explanation
 
 Named children, by widget:
 
 - every widget: ``language`` (EN / 中文 toggle: re-renders this widget), ``title`` (heading);
 - questions: ``prompt``, ``submit``, ``feedback``, ``hint_button``, ``hint``, ``solution_button``
-  (enabled after the first graded attempt), ``solution``; plus ``result`` (last :class:`Result`) and
-  ``attempts``;
+  (enabled after the first graded attempt, in this session or an earlier one), ``solution``, ``saved``
+  (the saved state: "Answered before · best score 1/1 · 2 attempts"); plus ``result`` (last
+  :class:`Result`), ``attempts`` (all graded attempts, earlier sessions included) and ``previous`` (the
+  saved entry found when the widget was built, or ``None``);
   - :class:`SingleChoiceWidget`: ``options_box`` (``RadioButtons``, value = option index or ``None``);
   - :class:`MultipleChoiceWidget`: ``options_box`` (a ``VBox``) holding ``checkboxes`` (one
     ``Checkbox`` per option, labelled with its text);
@@ -25,12 +28,15 @@ Named children, by widget:
 
 Keyboard: every control is a native button, radio button, checkbox or text box, so Tab / Shift-Tab move
 between them, Space or Enter presses a button, arrow keys move between radio buttons and Space ticks a
-checkbox. Correctness is always written out (✅ Correct / ❌ Not quite), never shown by colour alone.
+checkbox. Correctness is always written out (✓ Correct / ✗ Not quite), never shown by colour alone.
+Labels are plain text, with Font Awesome icons (bundled with JupyterLab and Notebook 7) on the buttons and
+only symbols that DejaVu Sans draws (✓ ✗ ☐ ○), so nothing shows as an empty box without an emoji font.
 
-Display never depends on saved progress: widgets start unanswered, so a notebook gives the same output
-every time it runs; only :class:`ProgressSummary` shows stored numbers. Without a widget front end
-(GitHub, nbviewer, HTML export) a widget shows its ``text/html`` / ``text/plain`` fallback: the prompt and
-the options, never the answers or explanations.
+Saved progress shows in the live widgets: a question answered before a kernel restart says so ("Answered
+before · best score 1/1 · 2 attempts") and has its last answer filled in, and flashcards show their saved
+marks. The static fallback never depends on progress, so a notebook's saved output is the same every time
+it runs. Without a widget front end (GitHub, nbviewer, HTML export) a widget shows that ``text/html`` /
+``text/plain`` fallback: the prompt and the options, never the answers or explanations.
 
 Introduced in notebook 00.
 """
@@ -44,11 +50,11 @@ from collections.abc import Sequence
 import ipywidgets as widgets
 
 from bertedu.quiz import i18n
-from bertedu.quiz.banks import Flashcard, Question
-from bertedu.quiz.core import Result, blank_label, grade, solution_lines
+from bertedu.quiz.banks import Question
+from bertedu.quiz.core import Result, blank_label, blank_line, grade, missed_text, solution_lines
 from bertedu.quiz.i18n import LANGUAGE_LABELS, LANGUAGES, pick, t
 from bertedu.quiz.render import markdown_to_html, plain_text
-from bertedu.quiz.store import get_store
+from bertedu.quiz.store import answer_record, get_store
 
 _LANGUAGE_NAMES = {"en": "English", "zh": "简体中文"}
 _BOX = "border:1px solid var(--jp-border-color1, #bbb);border-radius:6px;padding:0.6em 0.9em;margin:0.3em 0"
@@ -157,16 +163,19 @@ class QuestionWidget(_QuizWidget):
         self.record = record
         self.heading = heading  # e.g. "Question 2 of 5" inside a section
         self.result: Result | None = None
-        self.attempts = 0
         self._last_answer: object = None
         self._show_hint = False
         self._show_solution = False
+        # What an earlier session saved (e.g. before a kernel restart): shown instead of a blank form.
+        self.previous: dict | None = get_store().question(question.notebook, question.id) if record else None
+        self.attempts = self.previous["attempts"] if self.previous else 0
 
         self.prompt = widgets.HTMLMath()
         self.options_box = self._make_controls()
         self.submit = widgets.Button(button_style="primary", icon="check")
-        self.hint_button = widgets.Button()
-        self.solution_button = widgets.Button(disabled=True)
+        self.hint_button = widgets.Button(icon="lightbulb")
+        self.solution_button = widgets.Button(icon="book-open", disabled=self.previous is None)
+        self.saved = widgets.HTML()
         self.hint = widgets.HTMLMath()
         self.feedback = widgets.HTMLMath()
         self.solution = widgets.HTMLMath()
@@ -182,12 +191,15 @@ class QuestionWidget(_QuizWidget):
             self.prompt,
             self.options_box,
             self.buttons,
+            self.saved,
             self.hint,
             self.feedback,
             self.solution,
         ]
         self.add_class("bertedu-quiz")
         self.add_class(f"bertedu-quiz-{question.id}")  # a handle for browser tests and custom CSS
+        if self.previous:
+            self._restore_answer(self.previous)
         self.refresh()
 
     # -- subclasses ----------------------------------------------------------------------------------
@@ -201,6 +213,28 @@ class QuestionWidget(_QuizWidget):
     def answer(self) -> object:
         """The answer currently entered in the controls, in the form :func:`grade` expects."""
         raise NotImplementedError
+
+    def _fill_controls(self, answer: list) -> None:
+        """Put a saved answer (option indices or typed strings) back into the controls."""
+        raise NotImplementedError
+
+    def _restore_answer(self, entry: dict) -> None:
+        """Fill in the last saved answer, when it still fits the question (banks change)."""
+        answers = entry.get("answers") or []
+        if not answers:
+            return
+        last = answers[-1]["answer"]
+        try:
+            grade(self.question, self._answer_from_record(last), self.lang)  # raises if it no longer fits
+            self._fill_controls(last)
+        except (ValueError, TypeError, IndexError):
+            pass
+
+    def _answer_from_record(self, record: list) -> object:
+        """A stored answer in the form :func:`grade` expects."""
+        if self.question.type == "single":
+            return record[0] if len(record) == 1 else record
+        return record
 
     # -- actions -------------------------------------------------------------------------------------
     def check(self) -> Result:
@@ -216,9 +250,12 @@ class QuestionWidget(_QuizWidget):
         self.solution_button.disabled = False
         if self.record:
             try:
-                get_store().record_attempt(self.question.notebook, self.question.id, result.score)
-            except OSError as err:  # a read-only home must not break the quiz
-                warnings.warn(f"Could not save quiz progress: {err}", stacklevel=2)
+                entry = get_store().record_attempt(
+                    self.question.notebook, self.question.id, result.score, answer=answer_record(answer)
+                )
+                self.attempts = entry["attempts"]  # counts attempts from other sessions and widgets too
+            except OSError as err:  # a read-only home must not break the quiz (ProgressError says why)
+                warnings.warn(f"Your answer was graded but not saved. {err}", stacklevel=2)
         self._render()
         return result
 
@@ -228,8 +265,8 @@ class QuestionWidget(_QuizWidget):
         self._render()
 
     def toggle_solution(self) -> None:
-        """Show or hide the full solution (only after a graded attempt)."""
-        if self.result is None:
+        """Show or hide the full solution (only after a graded attempt, in this session or an earlier one)."""
+        if self.result is None and self.previous is None:
             return
         self._show_solution = not self._show_solution
         self._render()
@@ -238,6 +275,28 @@ class QuestionWidget(_QuizWidget):
     def _heading_text(self, lang: str) -> str:
         kind = t(self.kind_key, lang)
         return f"{self.heading} · {kind}" if self.heading else kind
+
+    def _parts(self) -> int:
+        """How many points a full score is: 1 (single), the correct options (multiple), the blanks (fill)."""
+        if self.question.type == "fill":
+            return len(self.question.blanks)
+        if self.question.type == "multiple":
+            return len(self.question.correct_indices)
+        return 1
+
+    def score_text(self, score: float) -> str:
+        """A score as points, ``"2/3"``, or as a percentage when it is not a whole number of points."""
+        n = self._parts()
+        points = score * n
+        if abs(points - round(points)) < 1e-6:
+            return f"{round(points)}/{n}"
+        return f"{round(score * 100)}%"
+
+    def _saved_text(self, lang: str) -> str:
+        entry = self.previous
+        n = entry["attempts"]
+        attempts = t("attempts_one", lang) if n == 1 else t("attempts_many", lang, n=n)
+        return t("answered_before", lang, score=self.score_text(entry["best"]), attempts=attempts)
 
     def _render(self) -> None:
         lang = self.lang
@@ -250,10 +309,15 @@ class QuestionWidget(_QuizWidget):
         self.solution_button.description = t(
             "solution_hide" if self._show_solution else "solution_show", lang
         )
-        self.solution_button.tooltip = "" if self.result else t("solution_locked", lang)
+        self.solution_button.tooltip = "" if self.result or self.previous else t("solution_locked", lang)
         self.hint.value = (
             f'<div style="{_BOX}"><strong>{_esc(_heading(t("hint", lang), lang))}</strong> {markdown_to_html(pick(q.hint, lang))}</div>'
             if self._show_hint and q.hint
+            else ""
+        )
+        self.saved.value = (
+            f'<p role="status"><em>{_esc(self._saved_text(lang))}</em></p>'
+            if self.previous and self.result is None
             else ""
         )
         if self.result is not None:
@@ -261,7 +325,7 @@ class QuestionWidget(_QuizWidget):
             self.feedback.value = self._feedback_html(self.result, lang)
         else:
             self.feedback.value = ""  # no graded answer yet (drops a stale "please answer" message)
-        self.solution.value = self._solution_html(lang) if self._show_solution and self.result else ""
+        self.solution.value = self._solution_html(lang) if self._show_solution else ""
 
     def _feedback_html(self, r: Result, lang: str) -> str:
         head = f"<p><strong>{_esc(r.message)}</strong> · {_esc(t('attempt', lang, n=self.attempts))}</p>"
@@ -273,30 +337,35 @@ class QuestionWidget(_QuizWidget):
             if o.selected:
                 line = t("chose_right" if o.correct else "chose_wrong", lang, option=plain_text(o.text))
                 items.append(f"<li>{_esc(line)} {markdown_to_html(o.explanation)}</li>")
-        if r.missed:
-            items.append(f"<li>{_esc(t('missed', lang, n=len(r.missed)))}</li>")
+        if r.kind == "multiple" and r.missed:  # on a single choice, a wrong pick already says it all
+            items.append(f"<li>{_esc(missed_text(len(r.missed), lang))}</li>")
         for b in r.blanks:
-            key = "blank_right" if b.correct else ("blank_wrong" if b.readable else "blank_not_number")
-            items.append(f"<li>{_esc(t(key, lang, label=b.label, given=b.given))}</li>")
+            items.append(f"<li>{_esc(blank_line(b, lang))}</li>")
         body = f"<ul>{''.join(items)}</ul>"
         if r.is_correct and r.explanation:
             body += f"<p><strong>{_esc(_heading(t('explanation', lang), lang))}</strong></p>{markdown_to_html(r.explanation)}"
         return f'<div role="status">{head}{body}</div>'
 
-    def _solution_body(self, lang: str) -> str:
+    def _solution_body(self, lang: str, *, explanation: bool = True) -> str:
         rows = "".join(
             f"<li><strong>{_esc(mark)}</strong> {_inline(text)}"
             f"{(' ' + markdown_to_html(exp)) if exp else ''}</li>"
             for mark, text, exp in solution_lines(self.question, lang)
         )
         out = f"<ul>{rows}</ul>"
-        explanation = pick(self.question.explanation, lang)
-        if explanation:
-            out += f"<p><strong>{_esc(_heading(t('explanation', lang), lang))}</strong></p>{markdown_to_html(explanation)}"
+        text = pick(self.question.explanation, lang)
+        if explanation and text:
+            out += f"<p><strong>{_esc(_heading(t('explanation', lang), lang))}</strong></p>{markdown_to_html(text)}"
         return out
 
     def _solution_html(self, lang: str) -> str:
-        return f'<div style="{_BOX}"><p><strong>{_esc(t("solution", lang))}</strong></p>{self._solution_body(lang)}</div>'
+        """The solution, without repeating what the feedback above already shows."""
+        r = self.result
+        if r is not None and r.is_correct and r.options:  # the feedback already holds the whole solution
+            return f'<p role="status"><em>{_esc(t("solution_in_feedback", lang))}</em></p>'
+        shown = r is not None and r.is_correct and bool(r.explanation)  # fill-in: explanation is above
+        body = self._solution_body(lang, explanation=not shown)
+        return f'<div style="{_BOX}"><p><strong>{_esc(t("solution", lang))}</strong></p>{body}</div>'
 
     # -- static fallback -----------------------------------------------------------------------------
     def _static_controls(self, lang: str) -> list[str]:
@@ -359,6 +428,9 @@ class SingleChoiceWidget(QuestionWidget):
     def answer(self) -> int | None:
         return self.options_box.value
 
+    def _fill_controls(self, answer: list) -> None:
+        self.options_box.value = answer[0]
+
     def _static_controls(self, lang: str) -> list[str]:
         return [f"○ {_inline(pick(o.text, lang))}" for o in self.question.options]
 
@@ -382,6 +454,10 @@ class MultipleChoiceWidget(QuestionWidget):
     @property
     def answer(self) -> tuple[int, ...]:
         return tuple(i for i, box in enumerate(self.checkboxes) if box.value)
+
+    def _fill_controls(self, answer: list) -> None:
+        for i, box in enumerate(self.checkboxes):
+            box.value = i in answer
 
     def _static_controls(self, lang: str) -> list[str]:
         return [f"☐ {_inline(pick(o.text, lang))}" for o in self.question.options]
@@ -411,6 +487,10 @@ class FillInWidget(QuestionWidget):
     @property
     def answer(self) -> list[str]:
         return [box.value for box in self.blanks]
+
+    def _fill_controls(self, answer: list) -> None:
+        for box, given in zip(self.blanks, answer):
+            box.value = given
 
     def _static_controls(self, lang: str) -> list[str]:
         return [
@@ -479,242 +559,3 @@ class QuizSection(_QuizWidget):
             t("static_quiz", lang),
         ]
         return "\n\n".join(p for p in parts if p)
-
-
-# ----------------------------------------------------------------------------------------- flashcards
-
-
-class FlashcardDeck(_QuizWidget):
-    """Flashcards: Flip shows the other side; Previous / Next move (wrapping around); Known / Not yet
-    records how well you know the card (saved in the progress file)."""
-
-    def __init__(
-        self, cards: Sequence[Flashcard], *, title=None, language: str | None = None, record: bool = True
-    ):
-        if not cards:
-            raise ValueError("A flashcard deck needs at least one card.")
-        super().__init__(language=language)
-        self.cards = list(cards)
-        self._title_text = title
-        self.record = record
-        self.index = 0
-        self.showing_back = False
-        self.session_marks: dict[str, bool] = {}
-        self.card = widgets.HTMLMath(layout=widgets.Layout(width="100%", max_width="46em"))
-        self.position = widgets.HTML()
-        self.status = widgets.HTML()
-        self.help = widgets.HTML()
-        self.previous = widgets.Button()
-        self.flip = widgets.Button(button_style="info")
-        self.next = widgets.Button()
-        self.known = widgets.Button()
-        self.unknown = widgets.Button()
-        for b in (self.previous, self.flip, self.next, self.known, self.unknown):
-            b.layout.width = "auto"
-        self.previous.on_click(lambda _b: self.go(-1))
-        self.next.on_click(lambda _b: self.go(+1))
-        self.flip.on_click(lambda _b: self.turn())
-        self.known.on_click(lambda _b: self.mark(True))
-        self.unknown.on_click(lambda _b: self.mark(False))
-        self.buttons = widgets.HBox([self.previous, self.flip, self.next, self.known, self.unknown])
-        self.children = [self.header, self.position, self.card, self.buttons, self.status, self.help]
-        self.add_class("bertedu-flashcards")
-        self.refresh()
-
-    @property
-    def current(self) -> Flashcard:
-        """The card on screen."""
-        return self.cards[self.index]
-
-    def turn(self) -> None:
-        """Flip the card (front ↔ back)."""
-        self.showing_back = not self.showing_back
-        self._render()
-
-    def go(self, step: int) -> None:
-        """Move ``step`` cards (wrapping around) and show the front."""
-        self.index = (self.index + step) % len(self.cards)
-        self.showing_back = False
-        self._render()
-
-    def mark(self, known: bool) -> None:
-        """Mark the current card known / not yet known (recorded in the progress file)."""
-        card = self.current
-        self.session_marks[card.id] = known
-        if self.record:
-            try:
-                get_store().mark_card(card.notebook, card.id, known)
-            except OSError as err:
-                warnings.warn(f"Could not save flashcard progress: {err}", stacklevel=2)
-        self._render()
-
-    def _deck_title(self, lang: str) -> str:
-        if self._title_text is None:
-            return t("flashcards_title", lang)
-        return t("deck_title", lang, title=pick(self._title_text, lang))
-
-    def _render(self) -> None:
-        lang = self.lang
-        card = self.current
-        side = "back" if self.showing_back else "front"
-        text = pick(card.back if self.showing_back else card.front, lang)
-        self.title.value = f"<strong>{_esc(self._deck_title(lang))}</strong>"
-        self.position.value = (
-            f"{_esc(t('card_position', lang, i=self.index + 1, n=len(self.cards)))} · {_esc(t(side, lang))}"
-        )
-        self.card.value = (
-            f'<div style="{_BOX};min-height:5em" aria-live="polite">'
-            f"<p><small>{_esc(t(side, lang))}</small></p>{markdown_to_html(text)}</div>"
-        )
-        self.previous.description = t("previous", lang)
-        self.flip.description = t("flip", lang)
-        self.next.description = t("next", lang)
-        self.known.description = t("known", lang)
-        self.unknown.description = t("unknown", lang)
-        mark = self.session_marks.get(card.id)
-        status = "" if mark is None else t("marked_known" if mark else "marked_unknown", lang) + " · "
-        n_known = sum(self.session_marks.values())
-        tally = t("session_tally", lang, known=n_known, unknown=len(self.session_marks) - n_known)
-        self.status.value = f'<span role="status">{_esc(status + tally)}</span>'
-        self.help.value = f"<small>{_esc(t('keyboard_help', lang))}</small>"
-
-    def static_html(self) -> str:
-        lang = self.lang
-        fronts = "".join(f"<li>{_inline(pick(c.front, lang))}</li>" for c in self.cards)
-        return (
-            f'<div class="bertedu-quiz-static" style="{_BOX}"><p><strong>{_esc(self._deck_title(lang))}</strong></p>'
-            f"<ol>{fronts}</ol><p><em>{_esc(t('static_cards', lang, n=len(self.cards)))}</em></p></div>"
-        )
-
-    def static_text(self) -> str:
-        lang = self.lang
-        lines = [self._deck_title(lang)]
-        lines += [f"  {i}. {plain_text(pick(c.front, lang))}" for i, c in enumerate(self.cards, 1)]
-        lines.append(t("static_cards", lang, n=len(self.cards)))
-        return "\n".join(lines)
-
-
-# -------------------------------------------------------------------------------------------- progress
-
-
-class ProgressSummary(_QuizWidget):
-    """A table of answered questions, scores and known cards per notebook (from the progress file)."""
-
-    def __init__(self, banks, *, language: str | None = None):
-        super().__init__(language=language)
-        self.banks = list(banks)
-        self.table = widgets.HTML()
-        self.saved_in = widgets.HTML()
-        self.refresh_button = widgets.Button(layout=widgets.Layout(width="auto"))
-        self.refresh_button.on_click(lambda _b: self.refresh())
-        self.children = [self.header, self.table, widgets.HBox([self.refresh_button, self.saved_in])]
-        self.refresh()
-
-    @property
-    def rows(self):
-        """The :class:`~bertedu.quiz.store.NotebookProgress` rows, re-read from the file."""
-        store = get_store()
-        store.reload()
-        return store.summary(self.banks, self.lang)
-
-    def _table_html(self, lang: str) -> str:
-        rows = self.rows
-        head = "".join(
-            f"<th style='text-align:left;padding:0 1em 0 0'>{_esc(t(k, lang))}</th>"
-            for k in ("col_notebook", "col_answered", "col_score", "col_cards")
-        )
-
-        def line(name, answered, total, score, known, cards, bold=False):
-            pct = f" ({round(100 * score / total)}%)" if total else ""
-            cells = [name, f"{answered} / {total}", f"{score:.1f} / {total}{pct}", f"{known} / {cards}"]
-            tag = "th" if bold else "td"
-            return (
-                "<tr>"
-                + "".join(
-                    f"<{tag} style='text-align:left;padding:0 1em 0 0'>{_esc(c)}</{tag}>" for c in cells
-                )
-                + "</tr>"
-            )
-
-        body = "".join(
-            line(f"{r.notebook} · {r.title}", r.answered, r.total, r.score, r.cards_known, r.cards_total)
-            for r in rows
-        )
-        body += line(
-            t("total", lang),
-            sum(r.answered for r in rows),
-            sum(r.total for r in rows),
-            sum(r.score for r in rows),
-            sum(r.cards_known for r in rows),
-            sum(r.cards_total for r in rows),
-            bold=True,
-        )
-        return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
-
-    def _render(self) -> None:
-        lang = self.lang
-        self.title.value = f"<strong>📊 {_esc(t('progress_title', lang))}</strong>"
-        self.table.value = self._table_html(lang)
-        self.refresh_button.description = t("refresh", lang)
-        self.saved_in.value = f"<small>{_esc(t('saved_in', lang, path=str(get_store().path)))}</small>"
-
-    def static_html(self) -> str:
-        lang = self.lang
-        return f"<div class='bertedu-quiz-static'><p><strong>📊 {_esc(t('progress_title', lang))}</strong></p>{self._table_html(lang)}</div>"
-
-    def static_text(self) -> str:
-        lang = self.lang
-        lines = [t("progress_title", lang)]
-        for r in self.rows:
-            lines.append(
-                f"  {r.notebook}: {r.answered}/{r.total} answered, score {r.score:.1f}, "
-                f"cards {r.cards_known}/{r.cards_total}"
-            )
-        return "\n".join(lines)
-
-
-class ResetConfirmation(_QuizWidget):
-    """Asks before erasing progress: ``confirm`` erases, ``cancel`` does nothing."""
-
-    def __init__(self, notebook: str | None, *, language: str | None = None):
-        super().__init__(language=language)
-        self.notebook = notebook
-        self.done: str | None = None  # "erased" or "cancelled"
-        self.message = widgets.HTML()
-        self.confirm = widgets.Button(button_style="danger", layout=widgets.Layout(width="auto"))
-        self.cancel = widgets.Button(layout=widgets.Layout(width="auto"))
-        self.confirm.on_click(lambda _b: self._finish(True))
-        self.cancel.on_click(lambda _b: self._finish(False))
-        self.children = [self.header, self.message, widgets.HBox([self.confirm, self.cancel])]
-        self.refresh()
-
-    def _finish(self, erase: bool) -> None:
-        if self.done is not None:
-            return
-        if erase:
-            get_store().reset(self.notebook)
-        self.done = "erased" if erase else "cancelled"
-        self.confirm.disabled = self.cancel.disabled = True
-        self._render()
-
-    def _question(self, lang: str) -> str:
-        what = t("reset_all", lang) if self.notebook is None else t("reset_one", lang, notebook=self.notebook)
-        return t("reset_question", lang, what=what)
-
-    def _render(self) -> None:
-        lang = self.lang
-        self.title.value = f"<strong>🗑 {_esc(t('progress_title', lang))}</strong>"
-        if self.done == "erased":
-            self.message.value = f"<p role='status'>{_esc(t('reset_done', lang))}</p>"
-        elif self.done == "cancelled":
-            self.message.value = f"<p role='status'>{_esc(t('reset_cancelled', lang))}</p>"
-        else:
-            self.message.value = f"<p>{_esc(self._question(lang))}</p>"
-        self.confirm.description = t("reset_confirm", lang)
-        self.cancel.description = t("reset_cancel", lang)
-
-    def static_html(self) -> str:
-        return f"<p>{_esc(self._question(self.lang))}</p>"
-
-    def static_text(self) -> str:
-        return self._question(self.lang)

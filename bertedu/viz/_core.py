@@ -6,11 +6,17 @@ Nothing here is meant to be called from a notebook except :func:`stack_attention
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib import font_manager
+from matplotlib.ft2font import FT2Font
+
+from bertedu.i18n import get_language
 
 ROW_SUM_ATOL = 1e-3  # softmax rows in float32 sum to 1 within ~1e-6; 1e-3 also accepts float16/rounded data
 PAD_ATOL = 1e-6  # attention on a padding key after masking is exactly 0 (exp of a huge negative number)
@@ -261,6 +267,7 @@ def make_view(
 
 def new_figure(figsize, nrows: int = 1, ncols: int = 1, **kwargs):
     """A new pyplot figure (closed again by :func:`finish`) and its Axes."""
+    use_cjk_fallback()
     return plt.subplots(nrows, ncols, figsize=figsize, **kwargs)
 
 
@@ -275,3 +282,108 @@ def finish(fig, ax, own_figure: bool):
 def label_fontsize(n: int) -> float:
     """A tick-label font size that stays readable for ``n`` labels."""
     return float(np.clip(260 / max(n, 1), 5, 10))
+
+
+# -----------------------------------------------------------------------------------------------------------
+# Chinese text in figures: labels of the Chinese edition, and Chinese tokens in any language
+
+#: Fonts with Chinese glyphs, in order of preference (Linux, then macOS and Windows names).
+CJK_FONTS = (
+    "Noto Sans CJK SC",
+    "Source Han Sans SC",
+    "Noto Sans SC",
+    "WenQuanYi Zen Hei",
+    "WenQuanYi Micro Hei",
+    "PingFang SC",
+    "Hiragino Sans GB",
+    "Heiti SC",
+    "Microsoft YaHei",
+    "SimHei",
+    "Arial Unicode MS",
+)
+#: Parts of the file names of those fonts, to find them when matplotlib's font cache predates them.
+CJK_FONT_FILES = (
+    "notosanscjk",
+    "sourcehansans",
+    "notosanssc",
+    "wqy",
+    "pingfang",
+    "hiragino",
+    "stheiti",
+    "msyh",
+)
+CJK_INSTALL_HINT = "Debian/Ubuntu: `sudo apt-get install fonts-noto-cjk`; macOS and Windows have one already"
+_cjk_font: list[str | None] = []  # [] = not searched yet, [name or None] after the search
+_warned_no_cjk = False
+
+
+def cjk_font() -> str | None:
+    """The name of an installed font with Chinese glyphs that matplotlib can use, or None (searched once).
+
+    matplotlib keeps a cache of the system's fonts; a font installed after the cache was made is missing
+    from it, so system font files with a known CJK name are added to the font list when needed.
+    """
+    if not _cjk_font:
+        names = {f.name for f in font_manager.fontManager.ttflist}
+        if not names.intersection(CJK_FONTS):
+            known = {f.fname for f in font_manager.fontManager.ttflist}
+            for path in font_manager.findSystemFonts():
+                if path not in known and any(k in Path(path).name.lower() for k in CJK_FONT_FILES):
+                    try:
+                        font_manager.fontManager.addfont(path)
+                    except (OSError, RuntimeError, ValueError):  # an unreadable font file: skip it
+                        continue
+            names = {f.name for f in font_manager.fontManager.ttflist}
+        _cjk_font.append(next((name for name in CJK_FONTS if name in names), None))
+    return _cjk_font[0]
+
+
+def use_cjk_fallback() -> str | None:
+    """Let figures draw Chinese: add a Chinese font *after* the fonts in ``rcParams["font.family"]``.
+
+    matplotlib draws each character with the first listed font that has it, so Latin text keeps its font
+    (DejaVu Sans) and Chinese labels and tokens are not empty boxes. Returns the font added (None if this
+    machine has none: a warning says so once when the course speaks Chinese).
+    """
+    global _warned_no_cjk
+    font = cjk_font()
+    if font is None:
+        if get_language() == "zh" and not _warned_no_cjk:
+            _warned_no_cjk = True
+            warnings.warn(
+                f"No font with Chinese characters was found for matplotlib, so Chinese plot labels show as "
+                f"empty boxes. Install one ({CJK_INSTALL_HINT}), then restart the kernel.",
+                stacklevel=3,
+            )
+        return None
+    family = list(plt.rcParams["font.family"])
+    if font not in family:
+        plt.rcParams["font.family"] = [*family, font]
+    return font
+
+
+def missing_glyphs(fig) -> dict[str, str]:
+    """Characters of a figure's texts that none of their fonts can draw: {character: the text it is in}.
+
+    Draws the figure first (tick labels exist only then). Used by the tests of the Chinese edition.
+    """
+    fig.canvas.draw()
+    missing: dict[str, str] = {}
+    charmaps: dict[str, set[int]] = {}
+    for text in fig.findobj(lambda a: hasattr(a, "get_text") and hasattr(a, "get_fontproperties")):
+        content = text.get_text()
+        if not content or not text.get_visible():
+            continue
+        paths = [str(p) for p in font_manager.fontManager._find_fonts_by_props(text.get_fontproperties())]
+        for path in paths:
+            if path not in charmaps:
+                charmaps[path] = set(FT2Font(path).get_charmap())
+        for ch in content:
+            if not ch.isspace() and not any(ord(ch) in charmaps[p] for p in paths):
+                missing.setdefault(ch, content)
+    return missing
+
+
+# At import, so that Axes made later (the explorer's, a student's own) can draw Chinese too; new_figure() repeats
+# it in case a style (seaborn's set_theme, say) has reset the font list since.
+use_cjk_fallback()

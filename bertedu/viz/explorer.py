@@ -15,6 +15,8 @@ from collections.abc import Callable, Sequence
 import matplotlib.pyplot as plt
 import numpy as np
 
+from bertedu.i18n import msg
+
 from ._core import check_index, check_tokens, make_view, stack_attentions
 from .heatmaps import plot_attention
 
@@ -234,8 +236,12 @@ class AttentionExplorer:
 
     def _title(self) -> str:
         layer, head = self.layer_slider.value, self.head_dropdown.value
-        which = f"mean of {self.attentions.shape[1]} heads" if head == "mean" else f"head {head}"
-        return f"layer {layer}, {which}"
+        which = (
+            msg("mean of {n} heads", n=self.attentions.shape[1])
+            if head == "mean"
+            else msg("head {h}", h=head)
+        )
+        return msg("layer {layer}, {which}", layer=layer, which=which)
 
     def _matrix(self) -> np.ndarray:
         """The selected head's full (T, T) matrix (or the mean over heads)."""

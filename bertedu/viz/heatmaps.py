@@ -11,6 +11,8 @@ from collections.abc import Sequence
 import numpy as np
 import seaborn as sns
 
+from bertedu.i18n import msg, translatable, translate
+
 from ._core import (
     AttentionView,
     attention_matrix,
@@ -23,8 +25,9 @@ from ._core import (
     to_numpy,
 )
 
-QUERY_LABEL = "query (attending from)"
-KEY_LABEL = "key (attended to)"
+# Labels are English here and shown in the course's language (bertedu.i18n; Chinese in bertedu/i18n/zh.py).
+QUERY_LABEL = translatable("query (attending from)")
+KEY_LABEL = translatable("key (attended to)")
 BOUNDARY_STYLE = dict(color="#ff3b3b", linewidth=1.5)  # red: visible on every viridis shade
 
 
@@ -32,8 +35,8 @@ def hidden_note(hide_keys: Sequence[str], renormalize: bool) -> str:
     """The title line that says which key columns are hidden and whether rows were renormalised."""
     if not hide_keys:
         return ""
-    how = "rows renormalised to sum to 1" if renormalize else "weights not renormalised"
-    return f"{'/'.join(hide_keys)} columns hidden, {how}"
+    how = msg("rows renormalised to sum to 1") if renormalize else msg("weights not renormalised")
+    return msg("{keys} columns hidden, {how}", keys="/".join(hide_keys), how=how)
 
 
 def plot_attention(
@@ -102,7 +105,7 @@ def plot_attention(
         vmax=vmax,
         square=True,
         cbar=cbar,
-        cbar_kws={"label": "attention weight"},
+        cbar_kws={"label": msg("attention weight")},
         annot=annotate,
         fmt=fmt,
         annot_kws={"fontsize": label_fontsize(n_cols) * 0.8},
@@ -111,8 +114,8 @@ def plot_attention(
     )
     ax.tick_params(axis="x", labelrotation=90, labelsize=label_fontsize(n_cols))
     ax.tick_params(axis="y", labelrotation=0, labelsize=label_fontsize(n_rows))
-    ax.set_xlabel(KEY_LABEL)
-    ax.set_ylabel(QUERY_LABEL)
+    ax.set_xlabel(translate(KEY_LABEL))
+    ax.set_ylabel(translate(QUERY_LABEL))
     if sep_boundary:
         draw_boundary(ax, view)
     lines = [line for line in (title, hidden_note(hide_keys, renormalize)) if line]
@@ -219,7 +222,7 @@ def _grid_figure(
             bar_height / height,
         )
     )
-    fig.colorbar(mesh, cax=cax, label="attention weight")
+    fig.colorbar(mesh, cax=cax, label=msg("attention weight"))
     if title:
         fig.suptitle(title, y=1 - 0.2 / height, va="top")
     return finish(fig, axes, True)
@@ -297,10 +300,10 @@ def plot_attention_grid(
         if include_mean:
             row.append(make_view(arr[layer].mean(axis=0), tokens, **options))
         views.append(row)
-    col_names = [f"head {h}" for h in head_ids] + (["mean"] if include_mean else [])
+    col_names = [msg("head {h}", h=h) for h in head_ids] + ([msg("mean")] if include_mean else [])
     return _grid_figure(
         views,
-        [f"layer {layer}" for layer in layer_ids],
+        [msg("layer {layer}", layer=layer) for layer in layer_ids],
         col_names,
         vmin=vmin,
         vmax=vmax,
@@ -335,7 +338,7 @@ def plot_mean_attention(
     if layer is not None:
         matrix = attention_matrix(arr, layer, "mean")  # (T, T)
         layer = check_index(layer, arr.shape[0], "layer")
-        title = title or f"layer {layer}: mean over {arr.shape[1]} heads"
+        title = title or msg("layer {layer}: mean over {n} heads", layer=layer, n=arr.shape[1])
         return plot_attention(matrix, tokens, ax=ax, title=title, attention_mask=attention_mask, **kwargs)
     if ax is not None:
         raise ValueError(
@@ -359,5 +362,9 @@ def plot_mean_attention(
         **grid_options,
     }
     return _grid_figure(
-        views, ["mean over heads"], [f"layer {k}" for k in range(arr.shape[0])], title=title, **grid_options
+        views,
+        [msg("mean over heads")],
+        [msg("layer {layer}", layer=k) for k in range(arr.shape[0])],
+        title=title,
+        **grid_options,
     )

@@ -6,11 +6,21 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from bertedu.i18n import msg, translatable, translate
+
 from ._core import finish, new_figure
 
 # BERT's masking: 15 % of maskable tokens are selected; of those 80 % -> [MASK], 10 % random, 10 % unchanged.
 MASKING_CATEGORIES = ("[MASK]", "random", "unchanged", "not selected")
 EXPECTED_MASKING = {"[MASK]": 0.12, "random": 0.015, "unchanged": 0.015, "not selected": 0.85}
+# What the plots show for the category and split names (translated when drawn: bertedu.i18n).
+SHOWN_NAMES = {
+    "random": translatable("random"),
+    "unchanged": translatable("unchanged"),
+    "not selected": translatable("not selected"),
+    "train": translatable("train"),
+    "eval": translatable("eval"),
+}
 SPLIT_STYLE = {"train": dict(linestyle="-"), "eval": dict(linestyle="--", marker="o", markersize=4)}
 NOT_METRICS = ("step", "split", "epoch")
 
@@ -104,18 +114,19 @@ def plot_loss_curves(
                 continue
             steps, values = (np.array(v, dtype=np.float64) for v in zip(*points))
             style = SPLIT_STYLE.get(split, dict(linestyle=":", marker="s", markersize=4))
-            label = f"{metric} ({split})" if len(splits) > 1 else metric
+            shown_split = translate(SHOWN_NAMES.get(split, split))
+            label = msg("{metric} ({split})", metric=metric, split=shown_split) if len(splits) > 1 else metric
             target = panels[metric]
             if smooth > 1 and split == "train" and len(values) > 1:
                 target.plot(steps, values, color=colors[metric], alpha=0.25, linewidth=1)
                 values = _moving_average(values, smooth)
-                label += f", mean of {smooth}"
+                label += msg(", mean of {n}", n=smooth)
             target.plot(steps, values, color=colors[metric], label=label, **style)
     for target in dict.fromkeys(panels.values()):
         names = [m for m in metrics if panels[m] is target]
         accuracy_only = all(_is_accuracy(m) for m in names)
-        target.set_xlabel("step")
-        target.set_ylabel("accuracy" if accuracy_only else "loss" if own else "value")
+        target.set_xlabel(msg("step"))
+        target.set_ylabel(msg("accuracy") if accuracy_only else msg("loss") if own else msg("value"))
         if accuracy_only:
             target.set_ylim(0, 1.02)
         elif logy:
@@ -201,16 +212,18 @@ def plot_masking_statistics(
     else:
         fig = ax.figure
     x = np.arange(len(MASKING_CATEGORIES))
-    series = [("observed", observed, "C0")] + ([("expected", expected, "C7")] if show_expected else [])
+    series = [(msg("observed"), observed, "C0")] + (
+        [(msg("expected"), expected, "C7")] if show_expected else []
+    )
     width = 0.8 / len(series)
     for i, (name, fractions, color) in enumerate(series):
         heights = [fractions[c] for c in MASKING_CATEGORIES]
         bars = ax.bar(x + (i - (len(series) - 1) / 2) * width, heights, width, label=name, color=color)
         ax.bar_label(bars, labels=[f"{h:.1%}" for h in heights], fontsize=8, padding=2)
-    ax.set_xticks(x, MASKING_CATEGORIES)
-    ax.set_ylabel("fraction of maskable tokens")
+    ax.set_xticks(x, [translate(SHOWN_NAMES.get(c, c)) for c in MASKING_CATEGORIES])
+    ax.set_ylabel(msg("fraction of maskable tokens"))
     ax.set_ylim(0, 1.08)
     ax.legend()
-    n = f" (n = {total:,.0f} tokens)" if total > 1.5 and float(total).is_integer() else ""
-    ax.set_title(title or f"BERT masking: observed vs expected{n}", fontsize=10)
+    n = msg(" (n = {total:,.0f} tokens)", total=total) if total > 1.5 and float(total).is_integer() else ""
+    ax.set_title(title or msg("BERT masking: observed vs expected{n}", n=n), fontsize=10)
     return finish(fig, ax, own)

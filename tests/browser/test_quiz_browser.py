@@ -4,12 +4,19 @@ Opens a notebook generated from the 00_welcome bank, runs every cell, then: pick
 its explanation, picks the right one and sees "Correct", ticks a multiple choice, fills numeric blanks and
 sees them graded, flips a flashcard (by mouse and by keyboard), and switches one quiz to Chinese.
 Expected texts come from the bank itself, so rewording a question does not break the test.
+
+No glyph may need an emoji font (issue 16): the page's rendered text is scanned for emoji and pictograph
+code points, and every button icon must be drawn by the Font Awesome that JupyterLab bundles. A screenshot
+of each test's end state is always saved (its path is printed; ``BERTEDU_BROWSER_SCREENSHOT`` copies the
+JupyterLab one elsewhere). The Notebook 7 test restarts the kernel and checks that the quiz shows the saved
+state instead of a blank form (issue 20).
 """
 
 from __future__ import annotations
 
 import os
 import re
+import shutil
 import time
 from pathlib import Path
 
@@ -23,6 +30,51 @@ from bertedu.quiz.render import plain_text
 pytestmark = pytest.mark.browser
 
 BANK = "00_welcome"
+
+# Emoji and pictographs (no glyph without an emoji font) and the symbols deliberately kept (DejaVu Sans has them).
+PICTOGRAPHS_JS = """() => {
+    const kept = "\u2713\u2717\u2610";
+    const bad = new Set();
+    // the rendered text, plus the full text of every quiz widget (also parts scrolled out of view or hidden)
+    const widgets = [...document.querySelectorAll(".bertedu-quiz, .bertedu-flashcards")];
+    const text = document.body.innerText + "\\n" + widgets.map(w => w.textContent).join("\\n");
+    for (const ch of text) {
+        const c = ch.codePointAt(0);
+        const pictograph = (c >= 0x1F000 && c <= 0x1FAFF) || (c >= 0x2600 && c <= 0x27BF) || c === 0xFE0F;
+        if (pictograph && !kept.includes(ch)) bad.add("U+" + c.toString(16).toUpperCase());
+    }
+    return {bad: [...bad], text: text};
+}"""
+# Every icon in a quiz button must be drawn: its ::before content comes from the bundled Font Awesome CSS.
+ICONS_JS = """() => [...document.querySelectorAll(".bertedu-quiz button i, .bertedu-flashcards button i")]
+    .filter(i => i.className.includes("fa-"))
+    .map(i => ({cls: i.className, content: getComputedStyle(i, "::before").content,
+                font: getComputedStyle(i, "::before").fontFamily}))"""
+
+
+def assert_no_missing_glyphs(page) -> str:
+    """No emoji/pictograph in the rendered page text, and every button icon has a Font Awesome glyph."""
+    found = page.evaluate(PICTOGRAPHS_JS)
+    assert not found["bad"], f"code points that need an emoji font: {found['bad']}"
+    icons = page.evaluate(ICONS_JS)
+    assert icons, "no icon found in the quiz buttons"
+    undrawn = [i for i in icons if i["content"] in ("none", "normal", "", '""') or "Awesome" not in i["font"]]
+    assert not undrawn, f"icons without a Font Awesome glyph: {undrawn}"
+    return found["text"]
+
+
+def button(scope, name: str):
+    """The button whose visible label is exactly ``name``. Its accessible name may start with the icon's
+    Font Awesome glyph (CSS generated content, a private-use character), so that part is allowed."""
+    return scope.get_by_role("button", name=re.compile(rf"^\W*{re.escape(name)}$"))
+
+
+def save_screenshot(page, lab, name: str) -> Path:
+    """Always keep a picture of the end state (printed), for humans checking the glyphs."""
+    path = lab.root / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    print(f"\nScreenshot: {path}")
+    return path
 
 
 def make_quiz_notebook(path: Path) -> dict:
@@ -76,6 +128,11 @@ def open_and_run_all(page, lab, url_path: str) -> None:
         if time.monotonic() > deadline:
             raise AssertionError("The kernel did not become idle within 60 s.")
         page.wait_for_timeout(100)
+    run_all(page)
+
+
+def run_all(page) -> None:
+    """Run > Run All Cells."""
     page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
     page.locator("[data-command='runmenu:run-all']").click()
 
@@ -95,11 +152,11 @@ def test_quiz_in_jupyterlab(lab, page):
     right = next(o for o in single.options if o.correct)
     sq.get_by_label(plain_text(wrong.text["en"]), exact=True).check()
     sq.get_by_role("button", name="Check answer").click()
-    expect(sq).to_contain_text("❌ Not quite")
+    expect(sq).to_contain_text("✗ Not quite")
     expect(sq).to_contain_text(snippet(wrong.explanation["en"]))
     sq.get_by_label(plain_text(right.text["en"]), exact=True).check()
     sq.get_by_role("button", name="Check answer").click()
-    expect(sq).to_contain_text("✅ Correct")
+    expect(sq).to_contain_text("✓ Correct")
     expect(sq).to_contain_text("attempt 2")
 
     # --- multiple choice: tick exactly the correct options --------------------------------------------
@@ -110,10 +167,13 @@ def test_quiz_in_jupyterlab(lab, page):
     for i in correct_answer(multiple):
         mq.get_by_label(plain_text(multiple.options[i].text["en"]), exact=True).check()
     mq.get_by_role("button", name="Check answer").click()
-    expect(mq).to_contain_text("✅ Correct")
+    expect(mq).to_contain_text("✓ Correct")
 
-    if os.environ.get("BERTEDU_BROWSER_SCREENSHOT"):  # a picture of the end state, for humans
-        page.screenshot(path=os.environ["BERTEDU_BROWSER_SCREENSHOT"], full_page=True)
+    # --- hint and solution buttons, by their exact names ------------------------------------------------
+    button(sq, "Hint").click()
+    expect(sq).to_contain_text(snippet(single.hint["en"]))
+    button(sq, "Show solution").click()
+    expect(sq).to_contain_text("The full solution is already shown above")  # not the feedback a second time
 
     # --- fill in numeric blanks: first a wrong number, then the right ones ----------------------------
     fill = items["fill"]
@@ -125,18 +185,19 @@ def test_quiz_in_jupyterlab(lab, page):
     for k in range(1, len(answers)):
         boxes.nth(k).fill(answers[k])
     fq.get_by_role("button", name="Check answer").click()
-    expect(fq).to_contain_text("❌ Not quite")
+    expect(fq).to_contain_text("✗ Not quite")
+    expect(fq).to_contain_text("Blank 1")
     expect(fq).to_contain_text("is not right")
     boxes.nth(0).fill(answers[0])
     fq.get_by_role("button", name="Check answer").click()
-    expect(fq).to_contain_text("✅ Correct")
-    fq.get_by_role("button", name="📖 Show solution").click()
+    expect(fq).to_contain_text("✓ Correct")
+    fq.get_by_role("button", name="Show solution").click()
     expect(fq).to_contain_text(format_number(fill.blanks[0].value))
 
     # --- flashcards: flip with the mouse, then flip back and move on with the keyboard ----------------
     first, second = items["cards"][0], items["cards"][1]
     expect(deck).to_contain_text(snippet(first.front["en"]))
-    flip = deck.get_by_role("button", name="🔄 Flip")
+    flip = deck.get_by_role("button", name="Flip")
     flip.click()
     expect(deck).to_contain_text("Back (answer)")
     expect(deck).to_contain_text(snippet(first.back["en"]))
@@ -147,17 +208,23 @@ def test_quiz_in_jupyterlab(lab, page):
     page.keyboard.press("Space")
     expect(deck).to_contain_text("Card 2 of 2")
     expect(deck).to_contain_text(snippet(second.front["en"]))
+    button(deck, "I know it").click()
+    expect(deck).to_contain_text("✓ marked as known")
 
     # --- language toggle: this quiz switches to Chinese live, the others stay English ----------------
     sq.get_by_role("button", name="中文").click()
     expect(sq).to_contain_text("单选题")
     expect(sq).to_contain_text(plain_text(right.text["zh"]))
-    expect(sq).to_contain_text("✅ 正确")
+    expect(sq).to_contain_text("✓ 正确")
     expect(sq.get_by_role("button", name="检查答案")).to_be_visible()
-    expect(mq).to_contain_text("✅ Correct")
+    expect(mq).to_contain_text("✓ Correct")
 
-    if os.environ.get("BERTEDU_BROWSER_SCREENSHOT"):  # a picture of the end state, for humans
-        page.screenshot(path=os.environ["BERTEDU_BROWSER_SCREENSHOT"], full_page=True)
+    text = assert_no_missing_glyphs(page)
+    for shown in ("✓ Correct", "✓ 正确", "Check answer", "Hint", "I know it", "Not yet", "✓ marked as known"):
+        assert shown in text, shown  # the scan really read the widgets
+    shot = save_screenshot(page, lab, "quiz_jupyterlab")
+    if os.environ.get("BERTEDU_BROWSER_SCREENSHOT"):  # a copy where the caller wants it
+        shutil.copyfile(shot, os.environ["BERTEDU_BROWSER_SCREENSHOT"])
 
 
 def test_quiz_in_notebook7(lab, page):
@@ -173,8 +240,27 @@ def test_quiz_in_notebook7(lab, page):
     sq = page.locator(f".bertedu-quiz-{single.id}")
     sq.get_by_label(plain_text(right.text["en"]), exact=True).check()
     sq.get_by_role("button", name="Check answer").click()
-    expect(sq).to_contain_text("✅ Correct")
-    deck.get_by_role("button", name="🔄 Flip").click()
+    expect(sq).to_contain_text("✓ Correct")
+    deck.get_by_role("button", name="Flip").click()
     expect(deck).to_contain_text(snippet(items["cards"][0].back["en"]))
+    button(deck, "Not yet").click()
     deck.get_by_role("button", name="中文").click()
     expect(deck).to_contain_text(plain_text(items["cards"][0].back["zh"])[:10])
+    assert_no_missing_glyphs(page)
+
+    # --- a kernel restart: the quizzes come back with the saved state, not as blank forms (issue 20) -----
+    session = next(s for s in lab.api("/api/sessions") if s["path"].endswith("quiz_notebook7.ipynb"))
+    kernel = f"/api/kernels/{session['kernel']['id']}"
+    lab.api(f"{kernel}/restart", method="POST")
+    deadline = time.monotonic() + 60
+    while lab.api(kernel)["execution_state"] != "idle":
+        assert time.monotonic() < deadline, "the restarted kernel did not become idle within 60 s"
+        time.sleep(0.2)
+    page.wait_for_timeout(1000)  # let the front end notice the restart
+    run_all(page)
+    sq = page.locator(f".bertedu-quiz-{single.id}")
+    expect(sq).to_contain_text("Answered before · best score 1/1", timeout=60_000)
+    expect(sq.get_by_label(plain_text(right.text["en"]), exact=True)).to_be_checked()  # last answer filled in
+    expect(page.locator(".bertedu-flashcards")).to_contain_text("✗ not yet known (saved earlier)")
+    assert_no_missing_glyphs(page)
+    save_screenshot(page, lab, "quiz_notebook7_after_restart")

@@ -4,7 +4,9 @@ import pytest
 import torch
 
 from bertedu.config import BertConfig
-from bertedu.evaluation import (
+from bertedu.model import BertForPreTraining
+from bertedu.outputs import BertForPreTrainingOutput
+from bertedu.probes import (
     MaskedWordItem,
     NSPItem,
     candidate_mask,
@@ -18,15 +20,14 @@ from bertedu.evaluation import (
     pca_2d,
     predict_masked,
 )
-from bertedu.model import BertForPreTraining, BertForPreTrainingOutput
-from bertedu.tokenizer import SPECIAL_TOKENS, BertTokenizer
+from bertedu.tokenizer import SPECIAL_TOKENS
 
 WORDS = ["the", "cat", "dog", "drinks", "eats", "milk", "water", "meat", "##s", "sun", "shines"]
 
 
 @pytest.fixture
-def tok():
-    return BertTokenizer([*SPECIAL_TOKENS, *WORDS])
+def tok(word_tokenizer):
+    return word_tokenizer(WORDS)
 
 
 class Oracle(torch.nn.Module):

@@ -5,8 +5,8 @@ import sys
 import pytest
 import torch
 
+from bertedu.minilm import INSTALL_HINT, load_minilm, minilm_dir
 from bertedu.model import BertForSequenceClassification, BertModel, count_parameters
-from bertedu.pretrained import INSTALL_HINT, load_minilm, load_pretrained, minilm, minilm_dir
 
 
 def test_minilm_dir_has_the_files():
@@ -24,7 +24,7 @@ def test_missing_package_gives_the_install_command(monkeypatch):
 
 
 def test_load_minilm_is_our_model_with_the_real_weights():
-    model = load_minilm()
+    model, _ = load_minilm()
     assert isinstance(model, BertModel) and not model.training
     c = model.config
     assert (c.num_hidden_layers, c.hidden_size, c.num_attention_heads, c.vocab_size) == (6, 384, 12, 30522)
@@ -34,7 +34,7 @@ def test_load_minilm_is_our_model_with_the_real_weights():
 
 
 def test_minilm_with_tokenizer_and_contextual_vectors():
-    model, tokenizer = minilm(attn_implementation="sdpa")
+    model, tokenizer = load_minilm(attn_implementation="sdpa")
     assert model.config.attn_implementation == "sdpa"
     assert tokenizer.cls_token_id == 101 and tokenizer.vocab_size == 30522
     batch = tokenizer(
@@ -49,6 +49,6 @@ def test_minilm_with_tokenizer_and_contextual_vectors():
 
 
 def test_load_pretrained_into_a_task_model():
-    model = load_pretrained(minilm_dir(), BertForSequenceClassification, num_labels=4)
+    model = BertForSequenceClassification.from_pretrained(minilm_dir(), num_labels=4)
     assert model.classifier.out_features == 4
     assert model.loading_info.missing_keys == ["classifier.bias", "classifier.weight"]

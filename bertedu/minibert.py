@@ -1,4 +1,8 @@
-"""Seed 002's one-layer "MiniBert": the baseline the course's BERT has to beat.
+"""A one-layer "MiniBert": the model of the blog post the course grew from, as a baseline to beat.
+
+The post (Guo Hongtao, 2026, "从零开始训练简易版 BERT", *Training a simple BERT from scratch*; one of the
+course's source documents, "seed 002") computes self-attention by hand and then trains this model on the
+sentences that ``data/simple_sentences.txt`` extends.
 
 What it has: a token-embedding table E (d = 128), *one* self-attention (W_Q, W_K, W_V; a single head),
 dropout, a residual connection and LayerNorm, then the MLM head of BERT (dense + GELU, logits
@@ -10,9 +14,9 @@ Without position embeddings the model sees a sentence as a *bag* of words: permu
 its outputs and nothing else, so "the man [MASK] the book" and "the book [MASK] the man" get exactly the
 same prediction for the [MASK]. Notebook 06 shows this.
 
-Two changes from the seed, neither of which changes what the model can compute: it reads padded batches
+Two changes from the post, neither of which changes what the model can compute: it reads padded batches
 of sentences (padding keys are masked out of the attention, so each sentence is computed as if alone) and
-it uses the course's tokenizer (every corpus word is one token there, like the seed's word list), so both
+it uses the course's tokenizer (every corpus word is one token there, like the post's word list), so both
 models are scored on exactly the same vocabulary.
 
 Introduced in notebook 06.
@@ -28,7 +32,6 @@ import torch.nn.functional as F
 from torch import nn
 
 from bertedu.attention import build_key_mask, scaled_dot_product_attention
-from bertedu.tokenizer import BertTokenizer
 
 
 @dataclass
@@ -42,13 +45,13 @@ class MiniBertOutput:
 
 
 class MiniBert(nn.Module):
-    """Seed 002's model: embeddings -> one attention -> dropout -> LN(x + attention) -> GELU(dense) -> h·Eᵀ + b.
+    """The post's model: embeddings -> one attention -> dropout -> LN(x + attention) -> GELU(dense) -> h·Eᵀ + b.
 
     ``forward(input_ids (B, T), attention_mask (B, T) = None, token_type_ids = None (ignored), labels = None)``.
     With ``labels`` the vocabulary scores are computed only at the labelled positions (``(N, V)``, the order
     of ``labels[labels != -100]``), as ``BertForPreTraining``'s fast path: the same loss, less work.
     Sentences go in without [CLS]/[SEP] (``uses_special_tokens = False`` tells ``bertedu.evaluation``).
-    Parameters are initialised as in the seed: N(0, 1) · 0.01. Introduced in notebook 06.
+    Parameters are initialised as in the post: N(0, 1) · 0.01. Introduced in notebook 06.
     """
 
     uses_special_tokens = False
@@ -68,7 +71,7 @@ class MiniBert(nn.Module):
         self.b_dense = nn.Parameter(torch.zeros(d_model))
         self.b_vocab = nn.Parameter(torch.zeros(vocab_size))  # (V,) output bias
         self.dropout = nn.Dropout(dropout)
-        self.layer_norm = nn.LayerNorm(d_model)  # the seed's default eps (1e-5); BERT uses 1e-12
+        self.layer_norm = nn.LayerNorm(d_model)  # the post's default eps (1e-5); BERT uses 1e-12
 
     def forward(
         self,
@@ -99,7 +102,7 @@ class MiniBert(nn.Module):
 def mask_one_word(
     input_ids: torch.Tensor, attention_mask: torch.Tensor, mask_token_id: int, generator: torch.Generator
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """Seed 002's masking: exactly one real token per sentence, chosen uniformly, becomes [MASK].
+    """The post's masking: exactly one real token per sentence, chosen uniformly, becomes [MASK].
 
     ``input_ids``, ``attention_mask``: ``(B, T)``. Returns ``(masked_ids, labels)``, labels -100 except at
     the masked position. Introduced in notebook 06.
@@ -114,7 +117,7 @@ def mask_one_word(
     return masked, labels
 
 
-def train_baseline(
+def train_minibert(
     sentences: list[str],
     tokenizer,
     *,
@@ -125,7 +128,7 @@ def train_baseline(
     seed: int = 0,
     log_every: int = 10,
 ) -> tuple[MiniBert, list[dict]]:
-    """Train a :class:`MiniBert` on ``sentences`` with seed 002's recipe (one [MASK] per sentence, Adam at
+    """Train a :class:`MiniBert` on ``sentences`` with the post's recipe (one [MASK] per sentence, Adam at
     a constant ``learning_rate``), in shuffled batches of ``batch_size`` sentences for ``steps`` steps.
 
     Deterministic for a given ``seed`` (initialisation, order, masks and dropout). Returns the model (eval
@@ -170,46 +173,3 @@ def train_baseline(
             )
             losses, correct, total = 0.0, 0, 0
     return model.eval(), history
-
-
-def train_course_baseline(steps: int | None = None) -> tuple[MiniBert, BertTokenizer]:
-    """The baseline of notebook 06: a :class:`MiniBert` trained on the sentences of the course corpus with
-    the course vocabulary, for as many steps of as many examples as the course mini-BERT (``steps``
-    overrides that, e.g. for an equal-time comparison). Returns ``(model, tokenizer)``. Introduced in notebook 06.
-    """
-    from bertedu.data import read_corpus
-    from bertedu.pretrain import course_config, course_tokenizer, resolve_path
-
-    config = course_config()
-    documents = read_corpus(resolve_path(config.corpus))
-    tokenizer = course_tokenizer(documents, config.vocab_size)
-    sentences = [s for doc in documents for s in doc]
-    model, _ = train_baseline(
-        sentences,
-        tokenizer,
-        steps=config.steps if steps is None else steps,
-        batch_size=config.batch_size,
-        learning_rate=1e-3,
-        d_model=128,
-        seed=config.seed,
-    )
-    return model, tokenizer
-
-
-def evaluate_course_baseline(steps: int | None = None) -> dict[str, float]:
-    """Held-out masked-word accuracy of :func:`train_course_baseline`'s model on ``data/mlm_eval.tsv``:
-    ``{"mlm_top1", "mlm_top5", "mlm_items", "steps"}`` (it has no NSP head). For the benchmarks.
-    Introduced in notebook 06."""
-    from bertedu.evaluation import load_masked_word_items, masked_word_accuracy
-    from bertedu.pretrain import course_config, resolve_path
-
-    config = course_config()
-    model, tokenizer = train_course_baseline(steps)
-    items = load_masked_word_items(resolve_path(config.mlm_eval_file))
-    result = masked_word_accuracy(model, tokenizer, items, k=5)
-    return {
-        "mlm_top1": result["top1"],
-        "mlm_top5": result["top5"],
-        "mlm_items": len(items),
-        "steps": config.steps if steps is None else steps,
-    }

@@ -1,11 +1,10 @@
-"""Seed 002's MiniBert baseline: order-blindness, padding, one mask per sentence, deterministic training."""
+"""The one-layer MiniBert baseline (the blog post of notebook 06): order-blindness, padding, one mask per sentence, deterministic training."""
 
 import pytest
 import torch
 
-from bertedu.baseline import MiniBert, mask_one_word, train_baseline
-from bertedu.evaluation import masked_word_probabilities, predict_masked
-from bertedu.tokenizer import SPECIAL_TOKENS, BertTokenizer
+from bertedu.minibert import MiniBert, mask_one_word, train_minibert
+from bertedu.probes import masked_word_probabilities, predict_masked
 
 WORDS = ["the", "man", "woman", "reads", "eats", "book", "meat", "paper", "bread"]
 SENTENCES = [
@@ -19,8 +18,8 @@ SENTENCES = [
 
 
 @pytest.fixture
-def tok():
-    return BertTokenizer([*SPECIAL_TOKENS, *WORDS])
+def tok(word_tokenizer):
+    return word_tokenizer(WORDS)
 
 
 def test_without_positions_the_prediction_ignores_word_order(tok):
@@ -72,8 +71,8 @@ def test_mask_one_word_masks_exactly_one_real_token():
 
 
 def test_train_baseline_learns_and_is_deterministic(tok):
-    model_a, history = train_baseline(SENTENCES, tok, steps=60, batch_size=3, d_model=16, learning_rate=1e-2)
-    model_b, _ = train_baseline(SENTENCES, tok, steps=60, batch_size=3, d_model=16, learning_rate=1e-2)
+    model_a, history = train_minibert(SENTENCES, tok, steps=60, batch_size=3, d_model=16, learning_rate=1e-2)
+    model_b, _ = train_minibert(SENTENCES, tok, steps=60, batch_size=3, d_model=16, learning_rate=1e-2)
     for pa, pb in zip(model_a.parameters(), model_b.parameters()):
         assert torch.equal(pa, pb)
     assert history[-1]["mlm_loss"] < history[0]["mlm_loss"]
@@ -85,16 +84,16 @@ def test_train_baseline_learns_and_is_deterministic(tok):
 
 def test_baseline_inputs_are_checked(tok):
     with pytest.raises(ValueError, match="steps"):
-        train_baseline(SENTENCES, tok, steps=0)
+        train_minibert(SENTENCES, tok, steps=0)
     with pytest.raises(ValueError, match="non-empty"):
-        train_baseline([], tok, steps=1)
+        train_minibert([], tok, steps=1)
     with pytest.raises(ValueError, match=r"\(B, T\)"):
         MiniBert(tok.vocab_size, 8)(torch.tensor([5, 6]))
 
 
-def test_course_baseline_helpers_for_the_benchmarks():
-    from bertedu.baseline import evaluate_course_baseline
+def test_course_minibert_trains_on_the_course_vocabulary():
+    from bertedu.course import course_tokenizer, train_course_minibert
 
-    scores = evaluate_course_baseline(steps=3)
-    assert set(scores) == {"mlm_top1", "mlm_top5", "mlm_items", "steps"} and scores["steps"] == 3
-    assert 0 <= scores["mlm_top1"] <= scores["mlm_top5"] <= 1 and scores["mlm_items"] >= 40
+    model, tokenizer = train_course_minibert(steps=3)
+    assert tokenizer.get_vocab() == course_tokenizer().get_vocab()
+    assert model.E.shape[0] == tokenizer.vocab_size and not model.training

@@ -1,0 +1,362 @@
+"""Resumable pretraining checkpoints: the model folder plus everything needed to continue bit for bit.
+
+A checkpoint directory is a Hugging Face model folder (``config.json``, ``model.safetensors``, ``vocab.txt``,
+``tokenizer_config.json``: ``transformers.BertForPreTraining`` and ``transformers.BertTokenizer`` load it
+directly) plus what resuming needs:
+
+- ``training_state.pt``: optimizer, scheduler, step and random-number-generator states (tensors and plain
+  containers only, read with ``torch.load(weights_only=True)``); a run of several processes or on a GPU adds
+  ``process_rng``, each process's torch (and CUDA) generator, so that it resumes exactly too;
+- ``trainer_state.json``: the run's settings, its history and metrics, the corpus's SHA-256.
+
+Crash safety. The whole folder is written next to the target and swapped into place
+(:func:`bertedu.utils.write_directory_atomically`, where the design is written down): it is filled as a hidden
+``.NAME.tmp-*`` sibling, flushed to disk, renamed ``.NAME.new-*`` (complete), and exchanged with the old
+checkpoint in one atomic step (Linux ``renameat2(RENAME_EXCHANGE)``; elsewhere the old one is renamed aside
+first). So at every instant the folder, or a sibling that :func:`recover_checkpoint` puts back, holds a
+complete checkpoint: a kill at any moment, a refused rename or a full disk never loses the last one. Every
+save and every load first recovers (promotes the newest complete sibling if the folder is missing, and
+deletes stale siblings, which are as large as a checkpoint). A lock file (``.NAME.lock``) keeps two
+processes from writing, or reading while another writes, the same checkpoint.
+
+Several processes (``torchrun``, :mod:`bertedu.distributed`). Only process 0 writes; the others wait until
+it is done. A checkpoint does not depend on the number of processes (the batch size in its settings is the
+global one), so a run saved by 2 processes resumes with 1 or 4 (:func:`check_resume`).
+
+Stopping. :class:`StopOnSignal` turns Ctrl-C and SIGTERM into a flag the training loop checks after each step
+(it then saves and stops), and :class:`TrainingInterrupted` is what :func:`bertedu.pretrain.pretrain` raises
+afterwards; :func:`check_output_dir` refuses, before any training, a folder checkpoints cannot go to.
+
+Used by :mod:`bertedu.pretrain` (notebook 06).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import tempfile
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from bertedu import __version__
+from bertedu.model import BertForPreTraining
+from bertedu.serialization import CONFIG_NAME, WEIGHTS_NAME
+from bertedu.tokenizer import VOCAB_FILE_NAME, BertTokenizer
+from bertedu.utils import (
+    atomic_write_json,
+    directory_lock,
+    explain_os_error,
+    real_target,
+    recover_directory,
+    write_directory_atomically,
+)
+
+TRAINING_STATE_NAME = "training_state.pt"
+TRAINER_STATE_NAME = "trainer_state.json"
+CHECKPOINT_FORMAT = 1
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Random-number-generator state (for bit-exact resuming)
+
+
+def get_rng_state() -> dict[str, Any]:
+    """The global torch, Python and NumPy RNG states, as tensors and plain containers (weights_only-safe)."""
+    kind, keys, pos, has_gauss, cached = np.random.get_state(legacy=True)
+    return {
+        "torch": torch.get_rng_state(),
+        "python": random.getstate(),
+        "numpy": {
+            "kind": kind,
+            "keys": torch.from_numpy(keys.astype(np.int64)),
+            "pos": int(pos),
+            "has_gauss": int(has_gauss),
+            "cached_gaussian": float(cached),
+        },
+    }
+
+
+def set_rng_state(state: dict[str, Any]) -> None:
+    """Restore what :func:`get_rng_state` returned."""
+    torch.set_rng_state(state["torch"])
+    python = state["python"]
+    random.setstate((python[0], tuple(python[1]), python[2]))
+    n = state["numpy"]
+    np.random.set_state(
+        (n["kind"], n["keys"].numpy().astype(np.uint32), n["pos"], n["has_gauss"], n["cached_gaussian"])
+    )
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Saving and loading
+
+
+def is_checkpoint(directory: str | os.PathLike) -> bool:
+    """True if ``directory`` holds a complete checkpoint written by :func:`save_checkpoint`."""
+    directory = Path(directory)
+    names = (CONFIG_NAME, WEIGHTS_NAME, VOCAB_FILE_NAME, TRAINING_STATE_NAME, TRAINER_STATE_NAME)
+    return directory.is_dir() and all((directory / n).is_file() for n in names)
+
+
+def recover_checkpoint(directory: str | os.PathLike) -> bool:
+    """Finish an interrupted save of the checkpoint in ``directory``: if the folder is missing or incomplete
+    but a complete hidden sibling (``.NAME.new-*``, ``.NAME.old-*``) survived a crash, put it in place; delete
+    stale siblings. Returns whether ``directory`` now holds a complete checkpoint. Introduced in notebook 06.
+    """
+    return recover_directory(directory, is_checkpoint)
+
+
+def save_checkpoint(
+    directory: str | os.PathLike,
+    *,
+    model: BertForPreTraining,
+    tokenizer: BertTokenizer,
+    optimizer: torch.optim.Optimizer,
+    scheduler,
+    step: int,
+    run_config: dict[str, Any],
+    history: list[dict],
+    metrics: dict | None = None,
+    corpus_sha256: str | None = None,
+    log_window: dict | None = None,
+    process_rng: list[dict] | None = None,
+) -> Path:
+    """Write a complete checkpoint to ``directory`` atomically. ``run_config`` is the run's settings as a
+    dict (``PretrainingConfig.to_dict()``; its ``"steps"`` says when the run is complete). ``process_rng``:
+    each process's generator states (:meth:`bertedu.distributed.DistributedContext.rng_states`), if any.
+
+    The model part is saved with the teaching (explicit-attention) config, so ``transformers`` and
+    :func:`load_checkpoint` both read it. An existing checkpoint there is replaced (see the module docstring
+    for why that is crash-safe). Raises :class:`bertedu.utils.SaveError` naming the cause (disk full, no
+    permission, ...) if it cannot be written; the previous checkpoint then stays. Returns the path.
+    """
+
+    def fill(tmp: Path) -> None:
+        model.save_pretrained(tmp, tokenizer)
+        # The fused attention is a training setting; the saved model is the explicit (teaching) one.
+        model.config.replace(attn_implementation="eager", architectures=[type(model).__name__]).to_json_file(
+            tmp / CONFIG_NAME
+        )
+        state = {
+            "format": CHECKPOINT_FORMAT,
+            "step": step,
+            "optimizer": optimizer.state_dict(),
+            "scheduler": scheduler.state_dict(),
+            "rng": get_rng_state(),
+        }
+        if process_rng is not None:
+            state["process_rng"] = process_rng
+        torch.save(state, tmp / TRAINING_STATE_NAME)
+        trainer_state = {
+            "format": CHECKPOINT_FORMAT,
+            "step": step,
+            "complete": step >= run_config["steps"],
+            "config": run_config,
+            "corpus_sha256": corpus_sha256,
+            "metrics": metrics or {},
+            "history": history,
+            "log_window": log_window or {},
+            "bertedu_version": __version__,
+        }
+        atomic_write_json(tmp / TRAINER_STATE_NAME, trainer_state)
+
+    return write_directory_atomically(directory, fill, is_complete=is_checkpoint, what="the checkpoint")
+
+
+@dataclass
+class Checkpoint:
+    """What :func:`load_checkpoint` read: the model (eval mode), tokenizer, run settings (a dict), step,
+    history, metrics, and the raw training state (optimizer, scheduler, RNG) for resuming."""
+
+    model: BertForPreTraining
+    tokenizer: BertTokenizer
+    run_config: dict[str, Any]
+    step: int
+    history: list[dict]
+    metrics: dict
+    training_state: dict
+    corpus_sha256: str | None = None
+    log_window: dict = field(default_factory=dict)
+
+    @property
+    def complete(self) -> bool:
+        return self.step >= self.run_config["steps"]
+
+
+def load_checkpoint(directory: str | os.PathLike) -> Checkpoint:
+    """Read a checkpoint written by :func:`save_checkpoint` (training state with ``weights_only=True``),
+    after :func:`recover_checkpoint`, holding the folder's lock (so a save cannot swap it mid-read).
+
+    Raises ``FileNotFoundError`` if ``directory`` holds no complete checkpoint, ``ValueError`` naming the file
+    if a file in it is damaged. Introduced in notebook 06.
+    """
+    directory = Path(directory)
+    recover_checkpoint(directory)
+    with directory_lock(directory, required=False):
+        if not is_checkpoint(directory):
+            raise FileNotFoundError(
+                f"No complete checkpoint in {directory} (it needs {CONFIG_NAME}, {WEIGHTS_NAME}, "
+                f"{VOCAB_FILE_NAME}, {TRAINING_STATE_NAME} and {TRAINER_STATE_NAME})."
+            )
+        damaged = "is damaged ({}). Delete the folder and train again, or resume from another checkpoint."
+        trainer_file = directory / TRAINER_STATE_NAME
+        try:
+            trainer_state = json.loads(trainer_file.read_text(encoding="utf-8"))
+            if not isinstance(trainer_state, dict):
+                raise ValueError(f"a JSON object was expected, found {type(trainer_state).__name__}")
+            if trainer_state.get("format") != CHECKPOINT_FORMAT:
+                raise ValueError(
+                    f"it was written in checkpoint format {trainer_state.get('format')!r}; this bertedu reads "
+                    f"format {CHECKPOINT_FORMAT}. Retrain, or use the bertedu that wrote it"
+                )
+            run_config, step = trainer_state["config"], int(trainer_state["step"])
+            history = trainer_state["history"]
+        except (ValueError, KeyError, TypeError, UnicodeDecodeError) as err:
+            raise ValueError(f"{trainer_file} " + damaged.format(err)) from err
+        try:
+            training_state = torch.load(
+                directory / TRAINING_STATE_NAME, map_location="cpu", weights_only=True
+            )
+        except Exception as err:  # a truncated zip, a pickle that holds more than tensors, ...
+            raise ValueError(f"{directory / TRAINING_STATE_NAME} " + damaged.format(err)) from err
+        return Checkpoint(
+            model=BertForPreTraining.from_pretrained(directory),  # ValueError naming a damaged file
+            tokenizer=BertTokenizer.from_file(directory),
+            run_config=run_config,
+            step=step,
+            history=history,
+            metrics=trainer_state.get("metrics", {}),
+            training_state=training_state,
+            corpus_sha256=trainer_state.get("corpus_sha256"),
+            log_window=trainer_state.get("log_window", {}),
+        )
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Where checkpoints go, and stopping a run so that it can be resumed
+
+
+def check_resume(
+    output_dir: Path,
+    saved: dict[str, Any],
+    given: dict[str, Any],
+    corpus_sha256: tuple[str | None, str],
+    corpus: str,
+    may_change: tuple[str, ...] = ("grad_accum",),
+) -> None:
+    """``ValueError`` if the run saved in ``output_dir`` with settings ``saved`` cannot be continued with the
+    settings ``given`` (both ``PretrainingConfig.to_dict()``): a setting differs (except those in
+    ``may_change``, which split the same global batch differently), or ``corpus_sha256`` (saved, now) differ.
+    """
+    diffs = ", ".join(
+        f"{k}: {saved[k]!r} saved vs {given[k]!r} given"
+        for k in saved
+        if saved[k] != given.get(k) and k not in may_change
+    )
+    if diffs:
+        raise ValueError(
+            f"Cannot resume {output_dir} with different settings ({diffs}). A resumed run "
+            "continues with its own settings; start a new output folder to change them."
+        )
+    if corpus_sha256[0] not in (None, corpus_sha256[1]):
+        raise ValueError(
+            f"The corpus {corpus} changed since {output_dir} was saved; resuming would "
+            "not reproduce the run. Start a new run."
+        )
+
+
+def check_output_dir(output_dir: Path) -> None:
+    """Fail early (before training) if checkpoints cannot be written to ``output_dir``: ``""``, ``"."`` or a
+    parent of the working folder (saving replaces the whole folder), a file, a folder with other files in
+    it, an unwritable place. Then finish a save a crash interrupted (:func:`recover_checkpoint`)."""
+    real = real_target(output_dir)  # ValueError for "", "." and the like; symlinks are followed
+    if real.exists() and not real.is_dir():
+        raise ValueError(f"Output {output_dir} exists and is a file, not a folder; choose another --output.")
+    parent = real.parent
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(prefix=f".{real.name}.probe-", dir=parent):
+            pass
+    except OSError as err:
+        raise ValueError(
+            f"Cannot write to {parent} ({explain_os_error(err, real)}); choose a writable --output."
+        ) from err
+    recover_checkpoint(output_dir)
+    if real.is_dir() and any(real.iterdir()) and not is_checkpoint(real):
+        raise ValueError(
+            f"{output_dir} already holds files that are not a bertedu checkpoint; saving would replace "
+            "the folder. Choose a new or empty output folder."
+        )
+
+
+class TrainingInterrupted(KeyboardInterrupt):
+    """Pretraining was stopped by a signal (Ctrl-C, a kernel interrupt or a cell timeout: SIGINT; ``kill``, a
+    container stop or a kernel shutdown: SIGTERM) after saving a checkpoint. Its message says where it
+    stopped and how to resume. Attributes: ``step``, ``total_steps``, ``output_dir`` (``None``: nothing was
+    saved), ``signal`` (``"SIGINT"`` or ``"SIGTERM"``) and ``run``, the :class:`PretrainingRun` so far.
+
+    A ``KeyboardInterrupt``, so code that stops on Ctrl-C stops here too, and a notebook cell shows it as an
+    error instead of a finished run. Introduced in notebook 06.
+    """
+
+    def __init__(self, run: Any, total_steps: int, signal_name: str, resume_hint: str | None = None) -> None:
+        self.run, self.step, self.total_steps = run, run.step, total_steps
+        self.output_dir, self.signal = run.output_dir, signal_name
+        cause = {
+            "SIGINT": "interrupted (Ctrl-C, a kernel interrupt or a cell time-out)",
+            "SIGTERM": "stopped by SIGTERM (kill, a container stop or a kernel restart)",
+        }[signal_name]
+        if run.output_dir is None:
+            saved = "Nothing was saved (no output_dir was given); start it again to train it."
+        else:
+            saved = f"A checkpoint is saved in {run.output_dir}. " + (
+                resume_hint
+                or f"Resume it with pretrain(config, {str(run.output_dir)!r}, resume=True), or from a terminal "
+                f"with python -m bertedu.pretrain --output {run.output_dir} --resume."
+            )
+        super().__init__(f"Pretraining was {cause} at step {run.step}/{total_steps}. {saved}")
+
+
+class StopOnSignal:
+    """``with StopOnSignal() as flag:`` Ctrl-C (SIGINT) or SIGTERM sets ``flag.stop`` (and ``flag.signal``)
+    instead of ending the program, so a training loop can finish its step, save a checkpoint and stop. A second
+    signal raises ``KeyboardInterrupt`` at once, except once the loop has set ``flag.saving``: a kernel shutdown
+    sends SIGINT, then SIGTERM 2.5 s later, and that must not cut the final save short. Handlers can only be set
+    from the main thread; elsewhere signals keep their usual effect. ``patient=True`` (a process of a
+    ``torchrun`` job, whose launcher may signal twice and kills it after a while anyway): a second signal
+    never interrupts, so the processes still stop together. Introduced in notebook 06."""
+
+    SIGNALS = ("SIGINT", "SIGTERM")
+
+    def __init__(self, patient: bool = False) -> None:
+        self.stop = False
+        self.signal: str | None = None  # the name of the signal that set the flag
+        self.saving = patient  # True: the final save runs, and no signal may interrupt it
+        self._previous: dict[int, Any] = {}
+
+    def __enter__(self) -> StopOnSignal:
+        if threading.current_thread() is threading.main_thread():
+
+            def handler(signum, frame):
+                if self.stop and not self.saving:  # a second signal: stop now
+                    raise KeyboardInterrupt
+                if not self.stop:
+                    self.stop, self.signal = True, signal.Signals(signum).name
+
+            for name in self.SIGNALS:
+                number = getattr(signal, name, None)
+                if number is not None:
+                    self._previous[number] = signal.signal(number, handler)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for number, previous in self._previous.items():
+            signal.signal(number, signal.SIG_DFL if previous is None else previous)
+        self._previous.clear()

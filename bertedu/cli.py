@@ -1,0 +1,371 @@
+"""The command line ``python -m bertedu.pretrain``: pretrain a BERT on a text file and save a checkpoint.
+
+    python -m bertedu.pretrain --corpus data/simple_sentences.txt --output runs/mini
+    python -m bertedu.pretrain --output runs/mini --resume       # continue an interrupted run
+    python -m bertedu.pretrain --help                            # every option
+    torchrun --standalone --nproc_per_node=2 -m bertedu.pretrain --corpus ... --output ...   # 2 processes
+
+The defaults are notebook 06's recipe (:func:`bertedu.course.course_config`), so the first command trains
+the course mini-BERT. ``bertedu/pretrain.py`` hands ``python -m bertedu.pretrain`` over to :func:`main`.
+Errors a user can cause, and errors of the operating system (disk full, no permission, ...), end with one
+line that says what went wrong and what to do (exit status 1; 2 for a bad option). Ctrl-C (SIGINT) or
+SIGTERM (``kill``, a container stop) saves a checkpoint and exits with one line saying how to resume (exit
+status 130 after SIGINT, 143 after SIGTERM). Under ``torchrun`` (several processes, docs/scaling.md) only
+process 0 prints progress and results (every process prints its own errors); if a process dies, the others
+end with one line saying so (exit status 1). Introduced in notebook 06.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import logging
+import os
+import sys
+import warnings
+from pathlib import Path
+
+from bertedu.checkpoint import TRAINER_STATE_NAME, is_checkpoint, recover_checkpoint
+from bertedu.config import PRESETS
+from bertedu.course import course_config
+from bertedu.distributed import ProcessGroupError
+from bertedu.optim import TrainingDivergedError
+from bertedu.pretrain import PretrainingConfig, TrainingInterrupted, pretrain
+from bertedu.utils import real_target, resolve_path
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors (no usage block): ``pretrain: error: ... (see --help)``."""
+
+    def error(self, message: str):  # noqa: D401 - argparse's signature
+        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
+
+
+def _whole_number(minimum: int):
+    """An argparse ``type`` accepting whole numbers >= ``minimum``, with a message that says what is wrong."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {value}")
+        return value
+
+    return parse
+
+
+_positive_int = _whole_number(1)
+_non_negative_int = _whole_number(0)
+
+
+def _learning_rate(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number such as 1e-3, got {text!r}") from None
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 1 (e.g. 1e-3), got {text}")
+    return value
+
+
+def _probability(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, got {text!r}") from None
+    if not 0 <= value < 1:
+        raise argparse.ArgumentTypeError(f"must be in [0, 1), got {text}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command line of ``python -m bertedu.pretrain``."""
+    d = course_config()
+    sizes = ", ".join(
+        f"{name} ({s['num_hidden_layers']}/{s['hidden_size']}/{s['num_attention_heads']})"
+        for name, s in PRESETS.items()
+    )
+    parser = _Parser(
+        prog="python -m bertedu.pretrain",
+        description="Pretrain a BERT with masked-LM + next-sentence prediction on a text corpus and save an "
+        "HF-format checkpoint (config.json, model.safetensors, vocab.txt) plus the state needed to "
+        "resume. Ctrl-C stops after the current step and saves a checkpoint.",
+        epilog="Example: python -m bertedu.pretrain --corpus data/simple_sentences.txt --output runs/mini "
+        "--mlm-eval data/mlm_eval.tsv --nsp-eval data/nsp_eval.tsv. Defaults are notebook 06's course "
+        "recipe (bertedu.course.course_config), except the held-out files, which are only used when "
+        "given.",
+    )
+    parser.add_argument(
+        "--corpus",
+        help="text file: one sentence per line, a blank line between documents (required unless --resume)",
+    )
+    parser.add_argument(
+        "--output", required=True, help="checkpoint folder to create (or to continue with --resume)"
+    )
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue the interrupted run saved in --output "
+        "with its own saved settings (other training options must be left out or equal)",
+    )
+    parser.add_argument("--overwrite", action="store_true", help="replace a checkpoint already in --output")
+    parser.add_argument(
+        "--preset",
+        choices=list(PRESETS),
+        default=None,
+        help=f"model size L/H/A: {sizes} (default: {d.model_size})",
+    )
+    parser.add_argument("--steps", type=_positive_int, help=f"optimizer steps (default: {d.steps})")
+    parser.add_argument(
+        "--batch-size", type=_positive_int, help=f"examples per step (default: {d.batch_size})"
+    )
+    parser.add_argument(
+        "--lr", type=_learning_rate, help=f"peak learning rate of AdamW (default: {d.learning_rate})"
+    )
+    parser.add_argument(
+        "--warmup",
+        type=_non_negative_int,
+        help=f"linear warm-up steps before the linear decay (default: {d.warmup_steps})",
+    )
+    parser.add_argument(
+        "--mlm-probability",
+        type=_probability,
+        help="share of tokens selected for masked-LM "
+        f"(then 80 %% [MASK] / 10 %% random / 10 %% kept; the paper: 0.15; default: {d.mlm_probability})",
+    )
+    parser.add_argument(
+        "--dropout",
+        type=_probability,
+        help=f"hidden and attention dropout (the paper: 0.1; default: {d.dropout})",
+    )
+    parser.add_argument(
+        "--max-length", type=_positive_int, help=f"tokens per example (default: {d.max_length})"
+    )
+    parser.add_argument(
+        "--vocab-size",
+        type=_positive_int,
+        help="WordPiece vocabulary size (default: keep every corpus word whole)",
+    )
+    parser.add_argument("--seed", type=_non_negative_int, help=f"random seed (default: {d.seed})")
+    parser.add_argument(
+        "--eval-every",
+        type=_non_negative_int,
+        help=f"evaluate on the held-out files every N steps, 0 = only at the end (default: {d.eval_every})",
+    )
+    parser.add_argument(
+        "--checkpoint-every",
+        type=_non_negative_int,
+        help="also save a checkpoint every N steps, 0 = only at the end (default: 0)",
+    )
+    parser.add_argument(
+        "--mlm-eval", help="held-out masked words, TSV 'sentence<TAB>answers' (e.g. data/mlm_eval.tsv)"
+    )
+    parser.add_argument(
+        "--nsp-eval",
+        help="held-out NSP pairs, TSV 'sentence_a<TAB>sentence_b<TAB>label' (e.g. data/nsp_eval.tsv)",
+    )
+    parser.add_argument(
+        "--attn",
+        choices=["sdpa", "eager"],
+        help="attention used while training: fused 'sdpa' "
+        f"(fast) or explicit 'eager'; the saved model is the same either way (default: {d.attn_implementation})",
+    )
+    parser.add_argument(
+        "--threads",
+        type=_positive_int,
+        help="CPU threads while training; the exact weights "
+        f"depend on it, so keep it fixed to reproduce a run (default: {d.num_threads})",
+    )
+    parser.add_argument(
+        "--grad-accum",
+        type=_positive_int,
+        default=1,
+        help="gradient accumulation: run each batch (--batch-size, the global batch of all processes) as N "
+        "micro-batches one after the other, adding up their gradients: less memory, the same result (default: 1)",
+    )
+    parser.add_argument(
+        "--device",
+        default="auto",
+        help="where to train: auto (a CUDA GPU if PyTorch sees one, else the CPU), cpu, cuda or cuda:N "
+        "(default: auto)",
+    )
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    return parser
+
+
+_CLI_FIELDS = {
+    "corpus": "corpus",
+    "preset": "model_size",
+    "steps": "steps",
+    "batch_size": "batch_size",
+    "lr": "learning_rate",
+    "warmup": "warmup_steps",
+    "max_length": "max_length",
+    "mlm_probability": "mlm_probability",
+    "dropout": "dropout",
+    "vocab_size": "vocab_size",
+    "seed": "seed",
+    "eval_every": "eval_every",
+    "checkpoint_every": "checkpoint_every",
+    "mlm_eval": "mlm_eval_file",
+    "nsp_eval": "nsp_eval_file",
+    "attn": "attn_implementation",
+    "threads": "num_threads",
+}
+
+
+def _config_from_args(args: argparse.Namespace, output: Path) -> PretrainingConfig:
+    given = {
+        field_: getattr(args, opt) for opt, field_ in _CLI_FIELDS.items() if getattr(args, opt) is not None
+    }
+    real_target(output)  # refuses "", "." and parents of the working folder before anything else
+    recover_checkpoint(output)  # a save a crash interrupted: put the last complete checkpoint back
+    if args.resume:
+        if not is_checkpoint(output):
+            raise ValueError(
+                f"--resume: {output} holds no checkpoint to continue (start a run without --resume)."
+            )
+        saved = PretrainingConfig.from_dict(
+            json.loads((output / TRAINER_STATE_NAME).read_text(encoding="utf-8"))["config"]
+        )
+        different = [
+            f"{k} ({v!r} given, {getattr(saved, k)!r} saved)"
+            for k, v in given.items()
+            if getattr(saved, k) != v
+        ]
+        if different:
+            raise ValueError(
+                f"--resume continues the saved run with its own settings; these differ: "
+                f"{', '.join(different)}. Leave them out, or start a new --output."
+            )
+        return saved
+    if "corpus" not in given:
+        raise ValueError("--corpus is required (e.g. --corpus data/simple_sentences.txt).")
+    for key, kind in (("corpus", "corpus"), ("mlm_eval_file", "evaluation"), ("nsp_eval_file", "evaluation")):
+        if key in given:
+            _check_input_file(given[key], kind)
+    if is_checkpoint(output) and not args.overwrite:
+        raise ValueError(
+            f"{output} already holds a checkpoint; use --resume to continue it or --overwrite to replace it."
+        )
+    if (
+        output.exists()
+        and output.is_dir()
+        and any(output.iterdir())
+        and not is_checkpoint(output)
+        and not args.overwrite
+    ):
+        raise ValueError(f"{output} exists and is not empty; choose a new --output (or --overwrite).")
+    recipe = course_config(mlm_eval_file=None, nsp_eval_file=None)
+    try:
+        return recipe.replace(**given)
+    except ValueError as err:
+        raise ValueError(str(err)) from None
+
+
+def _check_input_file(name: str, kind: str) -> None:
+    path = resolve_path(name)
+    if path.is_dir():
+        raise ValueError(
+            f"{kind} file {name} is a folder, not a file; give the text file itself "
+            f"(e.g. {Path(name) / 'corpus.txt'})."
+            if kind == "corpus"
+            else f"{kind} file {name} is a folder, not a file; give the .tsv file itself."
+        )
+    if not path.is_file():
+        raise ValueError(f"{kind} file {name} does not exist.")
+
+
+def _format_metrics(metrics: dict[str, float], held_out: bool) -> str:
+    names = (
+        {"mlm_accuracy": "masked-word top-1", "mlm_top5_accuracy": "top-5", "nsp_accuracy": "NSP accuracy"}
+        if held_out
+        else {
+            "loss": "loss",
+            "mlm_loss": "MLM loss",
+            "nsp_loss": "NSP loss",
+            "mlm_accuracy": "MLM accuracy",
+            "nsp_accuracy": "NSP accuracy",
+        }
+    )
+    return ", ".join(f"{names[k]} {metrics[k]:.3f}" for k in names if k in metrics)
+
+
+def _display_path(path: Path) -> str:
+    """``path`` relative to the working directory when it is inside it (outputs never show home folders)."""
+    with contextlib.suppress(ValueError):
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    return str(path)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of ``python -m bertedu.pretrain``; returns the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    output = Path(args.output)
+    logging.basicConfig(level=logging.WARNING, format="%(message)s")
+    main_process = os.environ.get("RANK", "0") == "0"  # under torchrun, process 0 does the talking
+    try:
+        config = _config_from_args(args, output)
+        with warnings.catch_warnings():  # warnings (a diverged run, a skipped line) as one line each
+
+            def show(message, category, filename, lineno, file=None, line=None):
+                print(f"{parser.prog}: warning: {_one_line(message)}", file=sys.stderr)
+
+            warnings.showwarning = show
+            if not main_process:  # torchrun's other processes: process 0 says it once
+                warnings.simplefilter("ignore")
+            run = pretrain(
+                config,
+                output,
+                resume=args.resume,
+                progress=not args.no_progress,
+                grad_accum=args.grad_accum,
+                device=args.device,
+            )
+    except ProcessGroupError as err:  # another process of a torchrun job stopped: this one cannot go on
+        print(f"{parser.prog}: error: {_one_line(err)}", file=sys.stderr)
+        return 1
+    except TrainingInterrupted as stop:
+        if not main_process:
+            return 130 if stop.signal == "SIGINT" else 143
+        what = "interrupted" if stop.signal == "SIGINT" else "stopped by SIGTERM"
+        print(
+            f"{parser.prog}: {what} at step {stop.step}/{stop.total_steps}; checkpoint saved in "
+            f"{_display_path(output)}. Resume with: {parser.prog} --output {_display_path(output)} --resume",
+            file=sys.stderr,
+        )
+        return 130 if stop.signal == "SIGINT" else 143
+    except KeyboardInterrupt:  # a second signal (or one before training started): stopped at once
+        print(
+            f"{parser.prog}: interrupted at once; the last checkpoint saved in {_display_path(output)}, if any, "
+            "is kept (resume it with --resume)",
+            file=sys.stderr,
+        )
+        return 130
+    except (ValueError, OSError, TrainingDivergedError) as err:  # OSError: disk full, permissions, ...
+        print(f"{parser.prog}: error: {_one_line(err)}", file=sys.stderr)
+        return 1
+    if not main_process:
+        return 130 if run.interrupted else 0
+    state = "stopped early" if run.interrupted else "finished"
+    print(f"Training {state} at step {run.step}/{config.steps}. Checkpoint: {_display_path(output)}")
+    if run.final_train_record:
+        print(f"Last training steps: {_format_metrics(run.final_train_record, held_out=False)}")
+    if run.metrics:
+        print(f"Held-out: {_format_metrics(run.metrics, held_out=True)}")
+    if run.interrupted:
+        print(f"Resume with: {parser.prog} --output {_display_path(output)} --resume")
+    return 130 if run.interrupted else 0
+
+
+def _one_line(err: object) -> str:
+    """A message on one line (``repr`` if it has no text)."""
+    return " ".join(str(err).split()) or repr(err)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,94 @@
+"""The course's recipes: the settings and runs notebooks 06-08 and the benchmarks share, in one place.
+
+The library modules (``bertedu.pretrain``, ``bertedu.finetune``, ...) know nothing of the course; this package
+holds what is specific to it, one notebook's recipes per module:
+
+- :mod:`bertedu.course.pretraining` (notebook 06): :func:`course_config` (the mini-BERT pretraining recipe),
+  its tokenizer, where its model is saved (:func:`course_checkpoint_dir`) and :func:`load_course_model`
+  (notebooks 07 and 08 reuse the model: loaded, resumed or retrained, never half-trained);
+- :mod:`bertedu.course.side_runs` (notebook 06): the one-layer MiniBert trained to its loss plateau
+  (:func:`minibert_plateau_run`), the short runs that test the notebook's claims (:func:`no_positions_run`,
+  :func:`nsp_only_run`), and a second process that trains them while the main run trains
+  (:func:`start_side_runs`);
+- :mod:`bertedu.course.finetuning` (notebook 07): :func:`course_recipe` (fine-tuning settings per task and
+  encoder), :func:`run_course_task`, :func:`learning_curve`, :func:`run_minilm`, the thresholds every run
+  must reach, the trivial baselines of the classification tasks (:func:`baseline_scores`) and the
+  frozen-encoder alternative to fine-tuning (:func:`run_feature_based`).
+
+Every name is importable from ``bertedu.course`` itself. Imports go one way: configs and layers -> model ->
+training -> course (-> cli).
+"""
+
+from bertedu.course.finetuning import (
+    COURSE_DROPOUT,
+    COURSE_MAX_LENGTH,
+    COURSE_MIN_STEPS,
+    COURSE_THRESHOLDS,
+    LR_SCALE,
+    MINILM_MAX_LENGTH,
+    POOLINGS,
+    baseline_scores,
+    course_recipe,
+    learning_curve,
+    run_course_task,
+    run_feature_based,
+    run_minilm,
+    sentence_features,
+)
+from bertedu.course.pretraining import (
+    COURSE_CHECKPOINT,
+    course_checkpoint_dir,
+    course_config,
+    course_tokenizer,
+    evaluate_course_model,
+    load_course_model,
+)
+from bertedu.course.side_runs import (
+    MINIBERT_LEARNING_RATE,
+    MINIBERT_PLATEAU_STEPS,
+    NO_POSITIONS_STEPS,
+    NSP_ONLY_STEPS,
+    SIDE_RUNS,
+    MiniBertRun,
+    SideRuns,
+    minibert_plateau_run,
+    no_positions_run,
+    nsp_only_run,
+    start_side_runs,
+    train_course_minibert,
+)
+
+__all__ = [
+    "COURSE_CHECKPOINT",
+    "COURSE_DROPOUT",
+    "COURSE_MAX_LENGTH",
+    "COURSE_MIN_STEPS",
+    "COURSE_THRESHOLDS",
+    "LR_SCALE",
+    "MINIBERT_LEARNING_RATE",
+    "MINIBERT_PLATEAU_STEPS",
+    "MINILM_MAX_LENGTH",
+    "NO_POSITIONS_STEPS",
+    "NSP_ONLY_STEPS",
+    "POOLINGS",
+    "SIDE_RUNS",
+    "MiniBertRun",
+    "SideRuns",
+    "baseline_scores",
+    "course_checkpoint_dir",
+    "course_config",
+    "course_recipe",
+    "course_tokenizer",
+    "evaluate_course_model",
+    "learning_curve",
+    "load_course_model",
+    "minibert_plateau_run",
+    "no_positions_run",
+    "nsp_only_run",
+    "run_course_task",
+    "run_feature_based",
+    "run_minilm",
+    "sentence_features",
+    "start_side_runs",
+    "train_course_minibert",
+]

@@ -1,0 +1,212 @@
+"""Notebook 06's recipe: the course mini-BERT's pretraining settings (:func:`course_config`), its tokenizer,
+where its model is saved and how notebooks 07 and 08 get it back (:func:`load_course_model`: loaded, resumed
+or retrained, never half-trained), and the one-layer MiniBert trained on the same sentences.
+
+Part of :mod:`bertedu.course` (the course's recipes); introduced in notebook 06.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+from bertedu.checkpoint import (
+    TRAINER_STATE_NAME,
+    TRAINING_STATE_NAME,
+    is_checkpoint,
+    load_checkpoint,
+    recover_checkpoint,
+)
+from bertedu.data import read_corpus
+from bertedu.model import BertForPreTraining
+from bertedu.pretrain import (
+    PretrainingConfig,
+    TrainingInterrupted,
+    load_eval_items,
+    pretrain,
+)
+from bertedu.probes import evaluate_pretraining
+from bertedu.serialization import CONFIG_NAME, WEIGHTS_NAME
+from bertedu.tokenizer import VOCAB_FILE_NAME, BertTokenizer, train_tokenizer
+from bertedu.utils import directory_lock, file_sha256, repo_root, resolve_path
+
+logger = logging.getLogger(__name__)
+
+
+#: Where notebook 06 saves the course model and notebooks 07 and 08 look for it (relative to the repo root).
+COURSE_CHECKPOINT = Path("runs") / "mini-bert"
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Notebook 06: pretraining the course mini-BERT
+
+
+def course_config(**overrides: Any) -> PretrainingConfig:
+    """Notebook 06's recipe for the course mini-BERT (BERT-Tiny's shape: 2 layers, H = 128, 2 heads) on
+    ``data/simple_sentences.txt``,
+    evaluated on ``data/mlm_eval.tsv`` and ``data/nsp_eval.tsv``. ``overrides`` change single settings.
+
+    Where it departs from the paper's settings (``PretrainingConfig``'s defaults), a 40-second budget is the
+    reason: 30 % of the tokens are selected for MLM instead of 15 % (twice the prediction targets per
+    batch), dropout is off (the risk in 1,000 steps is learning too little, not overfitting), and the
+    learning rate is 3e-3 instead of 1e-4 (a tiny model tolerates, and needs, bigger steps). Training uses
+    the fused attention kernel (``attn_implementation="sdpa"``, the same maths, faster).
+
+    One CPU thread, fixed. Fixed, because floating-point sums depend on how work is split between threads:
+    the same recipe then gives the same weights on a given machine whatever thread setting the caller has.
+    One, because it is robust: the matrices of this tiny model are too small for threads to pay off much
+    (two threads save about a fifth of the time on an idle machine), while threads wait for each other
+    hundreds of times per step, so on a two-core machine where another program keeps a core busy two
+    threads made training 3-12 times slower, and one thread was not slower at all (7.7 s idle, 7.2 s
+    loaded per 100 steps in the newcomer review; ``make bench`` measures both, ``benchmarks/RESULTS.md``).
+    Introduced in notebook 06.
+    """
+    recipe = PretrainingConfig(
+        corpus="data/simple_sentences.txt",
+        model_size="tiny",
+        max_length=64,
+        max_sentences=2,
+        mlm_probability=0.3,
+        dropout=0.0,
+        steps=1000,
+        batch_size=64,
+        learning_rate=3e-3,
+        warmup_steps=100,
+        eval_every=100,
+        attn_implementation="sdpa",  # fast path: the fused kernel while training (same maths)
+        num_threads=1,  # robust under load, and the same weights whatever the caller's setting
+        mlm_eval_file="data/mlm_eval.tsv",
+        nsp_eval_file="data/nsp_eval.tsv",
+    )
+    return recipe.replace(**overrides)
+
+
+def course_checkpoint_dir() -> Path:
+    """``runs/mini-bert/`` under the repository root (where notebook 06 saves the course model)."""
+    return repo_root() / COURSE_CHECKPOINT
+
+
+def course_tokenizer() -> BertTokenizer:
+    """The course vocabulary: WordPiece trained on ``data/simple_sentences.txt``, every word one token."""
+    config = course_config()
+    return train_tokenizer(read_corpus(resolve_path(config.corpus)), config.vocab_size)
+
+
+#: The files a course checkpoint folder may hold (a folder with anything else in it is never deleted).
+_CHECKPOINT_FILES = {
+    CONFIG_NAME,
+    WEIGHTS_NAME,
+    VOCAB_FILE_NAME,
+    "tokenizer_config.json",
+    TRAINING_STATE_NAME,
+    TRAINER_STATE_NAME,
+}
+
+
+def load_course_model(
+    path: str | os.PathLike | None = None, *, progress: bool = True
+) -> tuple[BertForPreTraining, BertTokenizer]:
+    """The course mini-BERT and its tokenizer, as notebook 06 trained them: ``(model, tokenizer)``.
+
+    Loads the checkpoint at ``path`` (default ``runs/mini-bert/`` under the repository root) if it is a
+    complete run of :func:`course_config` on today's corpus. Never returns a half-trained model: an
+    unfinished run of the recipe (notebook 06 interrupted) is resumed to the end; a missing, damaged or
+    foreign checkpoint is trained again with exactly the recipe (deterministic: the same weights on the same
+    machine). While it trains it says why on stderr and shows a progress bar (``progress=False``: none);
+    loading prints nothing. Two processes calling it at once (two notebooks) take turns through a lock
+    file: the model is trained once and never read half-written. If no complete model can be made, the
+    error says why (:class:`bertedu.pretrain.TrainingInterrupted` after a kernel interrupt, with the step
+    reached; :class:`bertedu.utils.SaveError` for a full disk, ...). The model is in eval mode.
+    Introduced in notebook 06; used by notebooks 07 and 08.
+    """
+    directory = course_checkpoint_dir() if path is None else Path(path)
+    expected = course_config()
+    corpus_sha = file_sha256(resolve_path(expected.corpus))
+    wait = f"Another process is training or saving the course model in {directory}; waiting for it."
+    with contextlib.suppress(OSError):  # the lock file lives next to the folder (runs/ on a fresh clone)
+        directory.parent.mkdir(parents=True, exist_ok=True)
+    with directory_lock(directory, required=False, wait_message=wait):
+        checkpoint, problem = _course_checkpoint(directory, expected, corpus_sha)
+        if checkpoint is not None and checkpoint.complete:
+            logger.info("Loaded the course model from %s.", directory)
+            return checkpoint.model, checkpoint.tokenizer
+        resume = checkpoint is not None
+        if not resume:
+            _clear_course_folder(directory)
+        logger.warning(
+            "%s: %s the course model (about a minute on one free CPU core).",
+            problem,
+            "resuming it to finish" if resume else "training",
+        )
+        try:
+            run = pretrain(expected, directory, resume=resume, progress=progress)
+        except TrainingInterrupted as stop:
+            raise TrainingInterrupted(
+                stop.run,
+                stop.total_steps,
+                stop.signal,
+                resume_hint="Run load_course_model() again to resume.",
+            ) from None
+        if run.step < expected.steps or not is_checkpoint(directory):  # pretrain raises first; a safety net
+            raise RuntimeError(
+                f"Training the course model stopped at step {run.step}/{expected.steps} without an error; "
+                f"delete {directory} and run load_course_model() again."
+            )
+        logger.info("Trained the course model and saved it to %s.", directory)
+        return run.model, run.tokenizer
+
+
+def _course_checkpoint(directory: Path, expected: PretrainingConfig, corpus_sha: str):
+    """``(checkpoint, "")`` if ``directory`` holds a run of the course recipe (finished or not) that loads,
+    else ``(None, why not)``."""
+    if not recover_checkpoint(directory):
+        if not directory.exists():
+            return None, f"{directory} does not exist yet"
+        return None, f"{directory} holds no complete checkpoint"
+    try:
+        checkpoint = load_checkpoint(directory)
+        same_recipe = PretrainingConfig.from_dict(checkpoint.run_config) == expected
+    except Exception as err:  # any damaged file (truncated weights, broken JSON, ...): train it again
+        return None, f"The checkpoint in {directory} cannot be read ({err})"
+    if not same_recipe:
+        return None, f"{directory} holds a run of other settings than the course recipe"
+    if checkpoint.corpus_sha256 != corpus_sha:
+        return None, f"The corpus changed since {directory} was trained"
+    if not checkpoint.complete:
+        return checkpoint, f"{directory} holds an unfinished run (step {checkpoint.step}/{expected.steps})"
+    return checkpoint, ""
+
+
+def _clear_course_folder(directory: Path) -> None:
+    """Delete a damaged or foreign course checkpoint before training a new one; refuse (``ValueError``)
+    if the folder holds anything but checkpoint files."""
+    if not directory.is_dir():
+        if directory.exists():
+            raise ValueError(f"{directory} is a file, not a folder; move it away to train the course model.")
+        return
+    other = sorted(p.name for p in directory.iterdir() if p.name not in _CHECKPOINT_FILES)
+    if other:
+        raise ValueError(
+            f"{directory} holds files that are not part of a checkpoint ({', '.join(other[:5])}); move them "
+            "away (or pass another path) so the course model can be trained there."
+        )
+    shutil.rmtree(directory)
+
+
+def evaluate_course_model(path: str | os.PathLike | None = None) -> dict[str, float]:
+    """Held-out scores of the course model (loaded or retrained by :func:`load_course_model`):
+    ``{"mlm_top1", "mlm_top5", "nsp_accuracy", "mlm_items", "nsp_items"}``. For the benchmarks.
+
+    Introduced in notebook 06.
+    """
+    model, tokenizer = load_course_model(path)
+    config = course_config()
+    mlm_items, nsp_items = load_eval_items(config)
+    scores = evaluate_pretraining(
+        model, tokenizer, mlm_items=mlm_items, nsp_items=nsp_items, max_length=config.max_length
+    )
+    return {**scores, "mlm_items": len(mlm_items), "nsp_items": len(nsp_items)}

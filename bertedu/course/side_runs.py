@@ -1,0 +1,347 @@
+"""Notebook 06's side runs: the short runs that test its claims (no positions, NSP only), the one-layer MiniBert
+to its loss plateau, and a second process that trains them while the main run trains (:func:`start_side_runs`).
+
+Part of :mod:`bertedu.course` (the course's recipes); introduced in notebook 06.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import contextlib
+import io
+import logging
+import multiprocessing
+import os
+import signal
+import sys
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+from tqdm.auto import tqdm
+
+from bertedu.course.pretraining import course_config, course_tokenizer
+from bertedu.data import PretrainingCollator, PretrainingDataset, bucketed_batches, read_corpus
+from bertedu.losses import IGNORE_INDEX
+from bertedu.minibert import MiniBert, train_minibert
+from bertedu.model import BertForPreTraining
+from bertedu.optim import make_optimizer
+from bertedu.pretrain import (
+    PretrainingConfig,
+    PretrainingRun,
+    load_eval_items,
+    model_config,
+    pretrain,
+    train_step,
+)
+from bertedu.probes import nsp_accuracy
+from bertedu.tokenizer import BertTokenizer, train_tokenizer
+from bertedu.utils import resolve_path
+
+logger = logging.getLogger(__name__)
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Notebook 06: the runs its comparisons need, and a second process to run them in
+
+#: Notebook 06's budget for the one-layer MiniBert: "to its loss plateau". The course mini-BERT's peak learning
+#: rate (3e-3, constant, with Adam as in the post) and 3,000 steps of 64 sentences (290 epochs of the corpus);
+#: the last 500 steps lower its mean training loss by less than 0.05, a few per cent of where it started, while
+#: its held-out accuracy stopped rising long before. (The post: 500 epochs of one sentence per update at 1e-3;
+#: at 1e-3 with batches of 64, the plateau comes after about 5,000 steps.)
+MINIBERT_LEARNING_RATE = 3e-3
+MINIBERT_PLATEAU_STEPS = 3000
+#: Notebook 06's short runs stop after this many of the course recipe's 1,000 steps; their learning-rate
+#: schedule still plans for 1,000, so their step t compares with the full run's step t.
+NO_POSITIONS_STEPS = 300
+NSP_ONLY_STEPS = 600
+
+
+@dataclass
+class MiniBertRun:
+    """A trained :class:`bertedu.minibert.MiniBert` (eval mode) with its tokenizer, training history
+    (``{"step", "split": "train", "mlm_loss", "mlm_accuracy"}``, means over 10 steps), learning rate and
+    number of steps. Introduced in notebook 06."""
+
+    model: MiniBert
+    tokenizer: BertTokenizer
+    history: list[dict]
+    learning_rate: float
+    steps: int
+
+
+def minibert_plateau_run(
+    steps: int = MINIBERT_PLATEAU_STEPS, *, learning_rate: float = MINIBERT_LEARNING_RATE, seed: int = 0
+) -> MiniBertRun:
+    """The blog post's one-layer MiniBert (:mod:`bertedu.minibert`) trained on the course corpus's sentences
+    with the course vocabulary, in batches of 64 sentences (one [MASK] each), with Adam at a constant
+    ``learning_rate``, for ``steps`` steps: by default to its loss plateau (:data:`MINIBERT_PLATEAU_STEPS`).
+    On one CPU thread, so the weights do not depend on the caller's thread setting. Introduced in notebook 06.
+    """
+    config = course_config()
+    documents = read_corpus(resolve_path(config.corpus))
+    tokenizer = train_tokenizer(documents, config.vocab_size)
+    sentences = [s for doc in documents for s in doc]
+    with _one_thread(), torch.random.fork_rng(devices=[]):  # the caller's random state stays as it was
+        model, history = train_minibert(
+            sentences,
+            tokenizer,
+            steps=steps,
+            batch_size=config.batch_size,
+            learning_rate=learning_rate,
+            d_model=128,
+            seed=seed,
+        )
+    return MiniBertRun(model, tokenizer, history, learning_rate, steps)
+
+
+def no_positions_run(
+    steps: int = NO_POSITIONS_STEPS, *, seed: int = 0, progress: bool = False
+) -> PretrainingRun:
+    """Notebook 06's short ablation: the course recipe without position embeddings
+    (``position_embedding_type="none"``), stopped after ``steps`` of its 1,000 steps. Its history holds the
+    held-out evaluation every 100 steps, comparable with the full run's at the same step. Notebook 10 runs the
+    whole recipe over several seeds. Introduced in notebook 06.
+    """
+    config = course_config(position_embedding_type="none", seed=seed)
+    return pretrain(config, None, progress=progress, stop_after=steps)
+
+
+def nsp_only_run(steps: int = NSP_ONLY_STEPS, *, seed: int = 0, progress: bool = False) -> list[dict]:
+    """Notebook 06's test of the hypothesis "NSP learns late because it needs what MLM builds first": the
+    first ``steps`` steps of the course recipe with the MLM loss removed (every MLM label set to -100, so
+    ``L = L_NSP``), everything else as in the full run: the same initial weights, the same batches (masked
+    inputs included), the same optimizer and learning-rate schedule.
+
+    Returns a history in :func:`bertedu.pretrain.pretrain`'s format: training records every 10 steps
+    (``nsp_loss``, ``nsp_accuracy``: means over them) and held-out records every 100 steps (``nsp_accuracy``
+    on ``data/nsp_eval.tsv``). Introduced in notebook 06.
+    """
+    return _recipe_steps(course_config(seed=seed), steps, mlm=False, progress=progress)
+
+
+def _recipe_steps(config: PretrainingConfig, steps: int, *, mlm: bool, progress: bool = False) -> list[dict]:
+    """The first ``steps`` steps of ``pretrain(config)``, written out with the package's step, with (``mlm``)
+    or without the MLM loss; the history of :func:`nsp_only_run`. With ``mlm=True`` its losses are
+    ``pretrain``'s (a test checks it)."""
+    documents = read_corpus(resolve_path(config.corpus))
+    tokenizer = train_tokenizer(documents, config.vocab_size)
+    _, nsp_items = load_eval_items(config)
+    dataset = PretrainingDataset(
+        documents,
+        tokenizer,
+        max_length=config.max_length,
+        max_sentences=config.max_sentences,
+        seed=config.seed,
+    )
+    collator = PretrainingCollator(tokenizer, mlm_probability=config.mlm_probability)
+    batches = bucketed_batches(dataset, collator, config.batch_size, bucket_batches=config.bucket_batches)
+    history, window = [], []
+    with _one_thread(), torch.random.fork_rng(devices=[]):
+        torch.manual_seed(config.seed)  # the initial weights of the full run
+        bert_config = model_config(config, tokenizer.vocab_size)
+        model = BertForPreTraining(bert_config.replace(attn_implementation=config.attn_implementation))
+        optimizer, scheduler = make_optimizer(
+            model,
+            lr=config.learning_rate,
+            weight_decay=config.weight_decay,
+            warmup_steps=config.warmup_steps,
+            total_steps=config.steps,
+        )
+        params = [p for p in model.parameters() if p.requires_grad]
+        for step in tqdm(range(steps), desc="pretraining", unit="step", disable=not progress):
+            _, batch = next(batches)
+            if not mlm:
+                batch["labels"] = torch.full_like(batch["labels"], IGNORE_INDEX)  # no MLM targets: L = L_NSP
+            out = train_step(model, batch, optimizer, scheduler, params, config.max_grad_norm, step)
+            right = (out.seq_relationship_logits.argmax(-1) == batch["next_sentence_label"]).float().mean()
+            window.append((out.loss.item(), out.nsp_loss.item(), right.item()))
+            if (step + 1) % config.log_every == 0:
+                loss, nsp, acc = (sum(column) / len(window) for column in zip(*window))
+                history.append(
+                    {"step": step + 1, "split": "train", "loss": loss, "nsp_loss": nsp, "nsp_accuracy": acc}
+                )
+                window = []
+            if config.eval_every and (step + 1) % config.eval_every == 0 and nsp_items:
+                scores = nsp_accuracy(model, tokenizer, nsp_items, max_length=config.max_length)
+                history.append({"step": step + 1, "split": "eval", "nsp_accuracy": scores["accuracy"]})
+    return history
+
+
+@contextlib.contextmanager
+def _one_thread():
+    """Run the block on one CPU thread (as the course recipe trains), then restore the caller's setting."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
+#: The side runs notebook 06 needs, in the order it needs them: name -> function (called without arguments).
+SIDE_RUNS = {"nsp_only": nsp_only_run, "minibert": minibert_plateau_run, "no_positions": no_positions_run}
+
+
+class SideRuns:
+    """Notebook 06's side runs (:data:`SIDE_RUNS`), started by :func:`start_side_runs` in a second process.
+
+    ``result(name)`` waits for run ``name`` and returns what its function returns (a :class:`MiniBertRun`, a
+    :class:`bertedu.pretrain.PretrainingRun`, a history list). If the second process could not start, was
+    interrupted or failed, the run is trained here instead, with the same result: every run is deterministic
+    and trains on one CPU thread, wherever it runs. Introduced in notebook 06.
+    """
+
+    def __init__(self, runs: dict[str, dict], executor=None, futures: dict | None = None, problem: str = ""):
+        self.runs = runs  # name -> keyword arguments of its function
+        self._executor, self._futures, self._problem = executor, dict(futures or {}), problem
+        self._results: dict[str, Any] = {}
+
+    @property
+    def in_background(self) -> bool:
+        """True if the runs were started in a second process."""
+        return bool(self._futures)
+
+    def result(self, name: str):
+        """Run ``name``'s result: from the second process (waiting for it if needed), or trained here."""
+        if name not in self.runs:
+            raise ValueError(f"No side run {name!r} was started; the side runs are {list(self.runs)}.")
+        if name not in self._results:
+            self._results[name] = self._fetch(name)
+            if self._executor is not None and len(self._results) == len(self.runs):
+                self._executor.shutdown(wait=False)  # every run fetched: the second process can end
+                self._executor = None
+        return self._results[name]
+
+    def _fetch(self, name: str):
+        future = self._futures.get(name)
+        if future is not None:
+            if not future.done():  # with a free core, the side runs are done before they are needed
+                with tqdm(desc=f"waiting for the side run {name!r}", bar_format="{desc}: {elapsed}") as bar:
+                    while not concurrent.futures.wait([future], timeout=0.5).done:
+                        bar.refresh()
+            try:
+                return _side_run_from_bytes(future.result())
+            except BaseException as err:
+                if not future.done():  # Ctrl-C while waiting here: stop
+                    raise
+                self._problem = f"the second process stopped ({type(err).__name__}: {err})"
+        logger.warning("Training the side run %r here: %s.", name, self._problem or "no second process")
+        kwargs = dict(self.runs[name])
+        if name != "minibert":
+            kwargs.setdefault("progress", True)
+        return SIDE_RUNS[name](**kwargs)
+
+
+def start_side_runs(runs: dict[str, dict] | None = None) -> SideRuns:
+    """Start notebook 06's side runs in a second process and return at once; :meth:`SideRuns.result` collects
+    them. ``runs`` maps names of :data:`SIDE_RUNS` to keyword arguments of their functions (default: all three,
+    with their defaults), in the order they are needed.
+
+    Why a second process: the course recipe trains on one CPU thread, so on a computer with two or more cores
+    a core is free while the main run trains; the side runs use it and cost no waiting time. The process is
+    spawned (a fresh Python that imports bertedu), prints nothing, and on Linux ends with the notebook's kernel.
+    On a one-core computer, or if no process can start, nothing is started and each run trains when
+    ``result`` asks for it. Introduced in notebook 06.
+    """
+    runs = {name: {} for name in SIDE_RUNS} if runs is None else {k: dict(v) for k, v in runs.items()}
+    unknown = [name for name in runs if name not in SIDE_RUNS]
+    if unknown:
+        raise ValueError(f"No side run(s) {unknown}; the side runs are {list(SIDE_RUNS)}.")
+    if (os.cpu_count() or 1) < 2:
+        return SideRuns(runs, problem="this computer has one CPU core")
+    try:
+        executor = concurrent.futures.ProcessPoolExecutor(
+            max_workers=1, mp_context=multiprocessing.get_context("spawn"), initializer=_quiet_worker
+        )
+        futures = {name: executor.submit(_side_run_bytes, name, kwargs) for name, kwargs in runs.items()}
+    except Exception as err:  # no process can start here (a restricted platform): train them when asked
+        return SideRuns(runs, problem=f"no second process ({type(err).__name__}: {err})")
+    return SideRuns(runs, executor, futures)
+
+
+def _quiet_worker() -> None:
+    """Set up the second process: its output goes nowhere (a notebook would show it in whatever cell runs),
+    and on Linux it ends with the notebook's kernel instead of finishing runs nobody will read."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    os.dup2(devnull, 2)
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            ctypes.CDLL(None).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG: SIGTERM when the parent ends
+        except (OSError, AttributeError):
+            pass
+
+
+def _side_run_bytes(name: str, kwargs: dict) -> bytes:
+    """Run side run ``name`` (in the second process); its result as bytes (``torch.save`` of tensors, numbers
+    and strings only, read back with ``weights_only=True``)."""
+    result = SIDE_RUNS[name](**kwargs)
+    payload: dict[str, Any] = {"name": name}
+    if isinstance(result, MiniBertRun):
+        payload.update(
+            state=result.model.state_dict(),
+            history=result.history,
+            learning_rate=result.learning_rate,
+            steps=result.steps,
+        )
+    elif isinstance(result, PretrainingRun):
+        payload.update(
+            state=result.model.state_dict(),
+            history=result.history,
+            step=result.step,
+            config=result.config.to_dict(),
+            metrics=result.metrics,
+        )
+    else:
+        payload["history"] = result
+    buffer = io.BytesIO()
+    torch.save(payload, buffer)
+    return buffer.getvalue()
+
+
+def _side_run_from_bytes(data: bytes):
+    """A side run's result rebuilt from :func:`_side_run_bytes` (the same weights, in eval mode)."""
+    payload = torch.load(io.BytesIO(data), weights_only=True)
+    if payload["name"] == "nsp_only":
+        return payload["history"]
+    tokenizer = course_tokenizer()
+    if payload["name"] == "minibert":
+        model = MiniBert(tokenizer.vocab_size, 128)
+        model.load_state_dict(payload["state"])
+        return MiniBertRun(
+            model.eval(), tokenizer, payload["history"], payload["learning_rate"], payload["steps"]
+        )
+    config = PretrainingConfig.from_dict(payload["config"])
+    model = BertForPreTraining(
+        model_config(config, tokenizer.vocab_size)
+    )  # explicit attention, as pretrain returns
+    model.load_state_dict(payload["state"])
+    return PretrainingRun(
+        model.eval(),
+        tokenizer,
+        config,
+        payload["history"],
+        payload["metrics"],
+        payload["step"],
+        interrupted=payload["step"] < config.steps,
+    )
+
+
+def train_course_minibert(
+    steps: int | None = None, *, learning_rate: float = 1e-3, seed: int | None = None
+) -> tuple[MiniBert, BertTokenizer]:
+    """The one-layer MiniBert of notebook 06, trained on the sentences of the course corpus with the course
+    vocabulary, in batches of as many sentences as the course mini-BERT's batches hold pairs, for as many
+    steps (``steps`` overrides that), at the blog post's constant learning rate 1e-3 (``learning_rate``
+    overrides it). Returns ``(model, tokenizer)``; :func:`minibert_plateau_run` also returns the history.
+    Introduced in notebook 06.
+    """
+    run = minibert_plateau_run(
+        course_config().steps if steps is None else steps,
+        learning_rate=learning_rate,
+        seed=course_config().seed if seed is None else seed,
+    )
+    return run.model, run.tokenizer

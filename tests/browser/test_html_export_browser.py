@@ -1,0 +1,67 @@
+"""`make html` in a real browser: MathJax typesets the formulas of an exported page with no network.
+
+Exports notebook 01 with tools/export_html.py, opens the page from disk (file://) in Debian's Chromium, waits
+for MathJax to finish, and checks that the formulas became MathJax output (no raw `$...$` left in the text),
+that no request left the machine, and that MathJax reported no error. A screenshot is saved (path printed).
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tools"))
+
+import export_html  # noqa: E402
+
+pytestmark = pytest.mark.browser
+
+NOTEBOOK = ROOT / "notebooks" / "01_self_attention_by_hand.ipynb"
+# As in conftest.py: no background requests to Google's hosts (the machine has no network).
+CHROMIUM_ARGS = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-quic", "--no-first-run"]
+CHROMIUM_ARGS += ["--disable-background-networking", "--disable-component-update", "--disable-sync"]
+DONE_JS = """() => window.MathJax !== undefined && MathJax.Hub !== undefined && MathJax.Hub.queue !== undefined
+    && MathJax.Hub.queue.pending === 0 && MathJax.Hub.queue.running === 0
+    && document.querySelectorAll("script[type^='math/tex']").length > 0"""
+STATE_JS = """() => ({
+    rendered: document.querySelectorAll(".jp-RenderedMarkdown .MathJax, .jp-RenderedMarkdown .MathJax_Display").length,
+    scripts: document.querySelectorAll(".jp-RenderedMarkdown script[type^='math/tex']").length,
+    errors: document.querySelectorAll(".MathJax_Error, .jp-RenderedMarkdown merror").length,
+    text: [...document.querySelectorAll(".jp-RenderedMarkdown")].map(e => e.innerText).join("\\n"),
+})"""
+
+
+def test_exported_page_renders_its_maths_offline(chromium_path, tmp_path):
+    from playwright.sync_api import sync_playwright
+
+    page_path = export_html.export(NOTEBOOK, tmp_path / "html")
+    remote = []
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(chromium_path), headless=True, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 1400})
+            page.on(
+                "request",
+                lambda r: (
+                    remote.append(r.url) if not r.url.startswith(("file:", "data:", "about:")) else None
+                ),
+            )
+            page.goto(page_path.as_uri())
+            page.wait_for_function(DONE_JS, timeout=60_000)
+            state = page.evaluate(STATE_JS)
+            page.locator(".MathJax_Display").first.scroll_into_view_if_needed()
+            shot = tmp_path / "html-export-maths.png"
+            page.screenshot(path=str(shot))
+            print(f"\nScreenshot of the exported page: {shot}")
+        finally:
+            browser.close()
+    assert not remote, f"the page asked the network for {remote}"
+    # Every formula of the Markdown cells became MathJax output (one rendering per math script).
+    assert state["scripts"] >= 10 and state["rendered"] >= state["scripts"], state
+    assert state["errors"] == 0, state
+    raw = re.findall(r"\$[^$\n]{1,60}\$", state["text"])
+    assert not raw, f"formulas left as raw TeX: {raw[:5]}"

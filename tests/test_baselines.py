@@ -1,0 +1,216 @@
+"""Tests for bertedu.baselines on tiny hand-made inputs whose answers are worked out by hand in the comments.
+
+(The baselines' scores on the course's real files are checked in tests/test_data_files.py.)
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from bertedu.baselines import (
+    STOP_WORDS,
+    NaiveBayes,
+    NgramFiller,
+    bag_of_words_accuracy,
+    content_words,
+    giveaway_words,
+    majority_accuracy,
+    majority_label,
+    ngram_mlm_accuracy,
+    overlap_nsp_accuracy,
+    overlap_nsp_predict,
+    overlap_pair_accuracy,
+    pair_baselines,
+    read_masked_word_items,
+    read_nsp_items,
+    shares_content_word,
+)
+
+TINY_CORPUS = ["the cat drinks milk", "the dog drinks water", "the cat sits on the mat"]
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Words and the NSP overlap rule
+
+
+def test_content_words_drop_function_words():
+    assert content_words("The cat sits on the mat") == {"cat", "sits", "mat"}
+    assert content_words("then it is in the house") == {"house"}
+    assert {"the", "a", "an", "in", "on", "and", "is", "it"} <= STOP_WORDS
+    assert not {"cat", "milk", "sits", "night"} & STOP_WORDS
+
+
+def test_overlap_rule_on_hand_made_pairs():
+    assert shares_content_word("the cat sits", "a cat eats") and not shares_content_word(
+        "the cat", "in the sun"
+    )
+    items = [
+        ("the cat sits", "the cat eats", "IsNext"),  # shares "cat" -> IsNext: right
+        ("the cat sits", "a dog runs", "NotNext"),  # nothing shared -> NotNext: right
+        ("the cat sits", "the dog sits", 1),  # shares "sits" -> IsNext: wrong
+        ("the sun is hot", "then it is dark", 0),  # only function words shared -> NotNext: wrong
+    ]
+    assert [overlap_nsp_predict(a, b) for a, b, _ in items] == [0, 1, 0, 1]
+    assert overlap_nsp_accuracy(items) == 0.5
+    with pytest.raises(ValueError, match="0 \\(IsNext\\) or 1 \\(NotNext\\)"):
+        overlap_nsp_accuracy([("a cat", "a cat", "maybe")])
+    with pytest.raises(ValueError, match="No NSP items"):
+        overlap_nsp_accuracy([])
+
+
+def test_readers_parse_the_course_formats(tmp_path):
+    nsp = tmp_path / "nsp.tsv"
+    nsp.write_text("sentence_a\tsentence_b\tlabel\nthe cat sits\tthe cat eats\tIsNext\na b\tc d\tNotNext\n")
+    assert read_nsp_items(nsp) == [("the cat sits", "the cat eats", 0), ("a b", "c d", 1)]
+    mlm = tmp_path / "mlm.tsv"
+    mlm.write_text("sentence\tanswers\tnote\nthe cat [MASK] milk\tdrinks|likes\tx\n")
+    assert read_masked_word_items(mlm) == [("the cat [MASK] milk", ("drinks", "likes"))]
+    nsp.write_text("a\tb\tlabel\nx\ty\tIsNext\n")
+    with pytest.raises(ValueError, match="header sentence_a<TAB>sentence_b<TAB>label"):
+        read_nsp_items(nsp)
+    nsp.write_text("sentence_a\tsentence_b\tlabel\nx\ty\tyes\n")
+    with pytest.raises(ValueError, match="IsNext or NotNext"):
+        read_nsp_items(nsp)
+    mlm.write_text("sentence\tanswers\nthe cat drinks milk\tmilk\n")
+    with pytest.raises(ValueError, match="exactly one \\[MASK\\]"):
+        read_masked_word_items(mlm)
+    with pytest.raises(FileNotFoundError):
+        read_nsp_items(tmp_path / "missing.tsv")
+
+
+# ----------------------------------------------------------------------------------------------------------
+# The n-gram filler
+
+
+def test_ngram_counts_and_stupid_backoff_by_hand():
+    filler = NgramFiller(TINY_CORPUS)
+    # 3 sentences of 4, 4 and 6 words, each also predicting </s>: N = 5 + 5 + 7 = 17 predicted tokens.
+    assert filler.histories[()] == 17
+    assert filler.counts["cat", "drinks", "milk"] == 1 and filler.counts["the", "cat"] == 2
+    # S(milk | cat drinks) = count(cat drinks milk) / count(cat drinks ·) = 1/1
+    assert filler.score("milk", "cat", "drinks") == 1.0
+    # no "cat drinks water": back off to 0.4 * count(drinks water) / count(drinks ·) = 0.4 * 1/2
+    assert filler.score("water", "cat", "drinks") == pytest.approx(0.4 * 1 / 2)
+    # no "drinks mat" either: 0.4 * 0.4 * count(mat) / N; a word never seen counts as half an occurrence
+    assert filler.score("mat", "cat", "drinks") == pytest.approx(0.4 * 0.4 * 1 / 17)
+    assert filler.score("zebra", "cat", "drinks") == pytest.approx(0.4 * 0.4 * 0.5 / 17)
+    # "the cat drinks [MASK]": milk gets log 1 + log S(</s> | drinks milk) = log 1 + log 1 = 0; water gets
+    # log 0.2 + log 1. Every other word pays the unigram back-off twice, so milk, then water.
+    assert filler.log_score("the cat drinks [MASK]", "milk") == 0.0
+    assert filler.log_score("the cat drinks [MASK]", "water") == pytest.approx(math.log(0.2))
+    assert filler.predict("the cat drinks [MASK]", k=2) == ["milk", "water"]
+    assert filler.predict("the dog drinks [MASK]", k=2) == [
+        "water",
+        "milk",
+    ]  # the subject two words back decides
+    # No trigram for "bird drinks": both drinks tie at 0.4 * 1/2, and the tie goes to the alphabetically first.
+    assert filler.predict("the bird drinks [MASK]", k=2) == ["milk", "water"]
+    assert set(filler.rank("the cat drinks [MASK]")) == {
+        "the",
+        "cat",
+        "dog",
+        "drinks",
+        "milk",
+        "water",
+        "sits",
+        "on",
+        "mat",
+    }
+
+
+def test_trigram_context_seen():
+    filler = NgramFiller(TINY_CORPUS)
+    assert filler.trigram_context_seen("the cat drinks [MASK]")  # "cat drinks milk"
+    assert filler.trigram_context_seen("the bird drinks [MASK]")  # "drinks milk </s>" matches "drinks _ </s>"
+    assert filler.trigram_context_seen("[MASK] cat sits")  # "<s> <s> the" matches "<s> <s> _"
+    assert not filler.trigram_context_seen("the bird sits [MASK]")  # no "bird sits _", no "sits _ </s>"
+    assert not filler.trigram_context_seen("a happy [MASK] sleeps")
+
+
+def test_ngram_mlm_accuracy_by_hand():
+    filler = NgramFiller(TINY_CORPUS)
+    items = [
+        ("the cat drinks [MASK]", "milk"),  # top-1 milk: right
+        ("the dog drinks [MASK]", ["water"]),  # top-1 water: right
+        ("the bird drinks [MASK]", "water|tea"),  # top-1 milk (tie broken alphabetically), water second
+    ]
+    result = ngram_mlm_accuracy(filler, items, k=2)
+    assert result["top1"] == pytest.approx(2 / 3) and result["top2"] == 1.0 and result["n"] == 3
+    assert result["predictions"] == [["milk", "water"], ["water", "milk"], ["milk", "water"]]
+
+
+def test_ngram_errors_are_clear():
+    with pytest.raises(ValueError, match="list of sentences"):
+        NgramFiller("the cat drinks milk")
+    with pytest.raises(ValueError, match="no words"):
+        NgramFiller(["", " "])
+    filler = NgramFiller(TINY_CORPUS)
+    with pytest.raises(ValueError, match="exactly one \\[MASK\\]"):
+        filler.predict("the [MASK] drinks [MASK]")
+    with pytest.raises(ValueError, match="positive int"):
+        filler.predict("the cat drinks [MASK]", k=0)
+    with pytest.raises(ValueError, match="No answer"):
+        ngram_mlm_accuracy(filler, [("the cat drinks [MASK]", "")])
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Classification baselines
+
+
+def test_majority():
+    assert majority_label(["b", "a", "b"]) == "b" and majority_label(["b", "a"]) == "a"  # tie: alphabetical
+    assert majority_accuracy(["a", "a", "b"], ["a", "b", "b", "a"]) == 0.5
+
+
+def test_naive_bayes_by_hand():
+    # pos: "good fun", "good" (word counts good 2, fun 1; 3 words), neg: "bad" (1 word); V = 3, priors 2/3, 1/3.
+    nb = NaiveBayes().fit(["good fun", "good", "bad"], ["pos", "pos", "neg"])
+    scores = nb.log_scores("good")
+    assert scores["pos"] == pytest.approx(math.log(2 / 3 * (2 + 1) / (3 + 3)))  # = log 1/3
+    assert scores["neg"] == pytest.approx(math.log(1 / 3 * (0 + 1) / (1 + 3)))  # = log 1/12
+    # "fun bad": pos 2/3 * 2/6 * 1/6 = 1/27 < neg 1/3 * 1/4 * 2/4 = 1/24.
+    assert nb.predict(["good", "bad", "fun bad", "zebra"]) == ["pos", "neg", "neg", "pos"]  # zebra: the prior
+    assert (
+        bag_of_words_accuracy(["good fun", "good", "bad"], ["pos", "pos", "neg"], ["fun bad"], ["pos"]) == 0.0
+    )
+    with pytest.raises(ValueError, match="2 texts but 1 labels"):
+        NaiveBayes().fit(["a", "b"], ["x"])
+    with pytest.raises(ValueError, match="list of texts"):
+        nb.predict("good")
+
+
+def test_giveaway_words():
+    texts, labels = ["the cat sits", "the cat eats", "the dog sits"], ["x", "x", "y"]
+    assert giveaway_words(texts, labels, min_count=2) == {"cat": "x"}
+    assert giveaway_words(texts, labels, min_count=1) == {"cat": "x", "dog": "y", "eats": "x"}
+
+
+def test_overlap_pair_accuracy_learns_which_label_goes_with_overlap():
+    train = [("a cat", "the cat"), ("a dog", "the sun"), ("the cow", "a cow")]
+    labels = ["same", "different", "same"]  # overlap -> same (2 of 2), no overlap -> different
+    test = [("the hen", "a hen"), ("the hen", "the cow")]
+    assert overlap_pair_accuracy(train, labels, test, ["same", "same"]) == 0.5
+
+
+def test_pair_baselines_are_at_chance_when_the_label_needs_both_sentences():
+    # One quadruple: each sentence is once with "same" and once with "different".
+    a1, b1, a2, b2 = "it barks", "it digs", "it sings", "it flies"
+    pairs = [(a1, b1), (a2, b2), (a1, b2), (a2, b1)]
+    labels = ["same", "same", "different", "different"]
+    scores = pair_baselines(pairs, labels, pairs, labels)
+    # Every word comes equally often with both labels, so naive Bayes ties everywhere ("different" first);
+    # no pair shares a content word ("it" is a function word), so overlap answers the majority, a tie too.
+    assert scores == {
+        "majority": 0.5,
+        "overlap": 0.5,
+        "hypothesis_only": 0.5,
+        "first_only": 0.5,
+        "bag_of_words": 0.5,
+    }
+    # A task where B alone gives the label away: hypothesis-only is perfect.
+    leaky = [("it barks", "yes it is"), ("it sings", "no it is not")]
+    assert (
+        pair_baselines(leaky, ["same", "different"], leaky, ["same", "different"])["hypothesis_only"] == 1.0
+    )

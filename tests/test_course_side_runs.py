@@ -1,0 +1,131 @@
+"""Notebook 06's side runs (bertedu.course): the MiniBert trained to its plateau, the short ablation without
+position embeddings, the run without the MLM loss, and the second process that trains them.
+
+The runs here are a few steps long; what is tested is that each run is what the notebook says it is (the
+recipe with exactly one change), that it is deterministic, and that the second process returns exactly what
+the same run gives in the notebook's own process (and is trained there if the second process fails)."""
+
+from __future__ import annotations
+
+import concurrent.futures
+
+import pytest
+import torch
+
+from bertedu import course
+from bertedu.course import (
+    MiniBertRun,
+    SideRuns,
+    course_config,
+    minibert_plateau_run,
+    no_positions_run,
+    nsp_only_run,
+    start_side_runs,
+    train_course_minibert,
+)
+from bertedu.course.side_runs import _recipe_steps
+from bertedu.pretrain import PretrainingRun, pretrain
+
+SMALL = {"nsp_only": {"steps": 20}, "minibert": {"steps": 20}, "no_positions": {"steps": 10}}
+
+
+def same_weights(a: torch.nn.Module, b: torch.nn.Module) -> bool:
+    sa, sb = a.state_dict(), b.state_dict()
+    return sa.keys() == sb.keys() and all(torch.equal(sa[k], sb[k]) for k in sa)
+
+
+def same_result(a, b) -> bool:
+    if isinstance(a, list):
+        return a == b
+    return type(a) is type(b) and a.history == b.history and same_weights(a.model, b.model)
+
+
+def test_the_written_out_steps_are_pretrains_steps():
+    # nsp_only_run is this loop without the MLM labels; with them it must give pretrain's history
+    config = course_config(steps=40, warmup_steps=5, eval_every=20)
+    mine = _recipe_steps(config, 40, mlm=True)
+    theirs = pretrain(config, None, progress=False).history
+    train = lambda history: [(r["step"], r["loss"], r["nsp_loss"]) for r in history if r["split"] == "train"]  # noqa: E731
+    evals = lambda history: [(r["step"], r["nsp_accuracy"]) for r in history if r["split"] == "eval"]  # noqa: E731
+    assert len(train(mine)) == 4 and len(evals(mine)) == 2
+    for (s1, loss1, nsp1), (s2, loss2, nsp2) in zip(train(mine), train(theirs)):
+        assert s1 == s2 and loss1 == pytest.approx(loss2, abs=1e-5) and nsp1 == pytest.approx(nsp2, abs=1e-5)
+    assert [s for s, _ in evals(mine)] == [s for s, _ in evals(theirs)] == [20, 40]
+    assert [a for _, a in evals(mine)] == pytest.approx([a for _, a in evals(theirs)])
+
+
+def test_nsp_only_trains_nsp_alone_and_is_deterministic():
+    history = nsp_only_run(20)
+    train = [r for r in history if r["split"] == "train"]
+    assert [r["step"] for r in train] == [10, 20]
+    assert all(r["loss"] == pytest.approx(r["nsp_loss"]) for r in train)  # L = L_NSP: no MLM loss at all
+    with_mlm = _recipe_steps(course_config(), 20, mlm=True)
+    assert all(r["loss"] > r["nsp_loss"] + 1 for r in with_mlm if r["split"] == "train")  # the full recipe
+    assert nsp_only_run(20) == history
+
+
+def test_minibert_plateau_run_is_deterministic_and_leaves_the_callers_random_state_alone():
+    torch.manual_seed(123)
+    before = torch.get_rng_state()
+    threads = torch.get_num_threads()
+    run = minibert_plateau_run(30, learning_rate=3e-3)
+    assert torch.equal(torch.get_rng_state(), before) and torch.get_num_threads() == threads
+    assert isinstance(run, MiniBertRun) and (run.steps, run.learning_rate) == (30, 3e-3)
+    assert [r["step"] for r in run.history] == [10, 20, 30] and not run.model.training
+    assert same_weights(run.model, minibert_plateau_run(30, learning_rate=3e-3).model)
+    assert not same_weights(run.model, minibert_plateau_run(30, learning_rate=1e-3).model)
+    model, tokenizer = train_course_minibert(steps=30, learning_rate=3e-3, seed=0)
+    assert same_weights(model, run.model) and tokenizer.get_vocab() == run.tokenizer.get_vocab()
+
+
+def test_the_plateau_budget_is_the_one_notebook_06_states():
+    assert (course.MINIBERT_PLATEAU_STEPS, course.MINIBERT_LEARNING_RATE) == (3000, 3e-3)
+    assert course.MINIBERT_LEARNING_RATE == course_config().learning_rate  # the mini-BERT's peak rate
+    assert (course.NO_POSITIONS_STEPS, course.NSP_ONLY_STEPS) == (300, 600)
+
+
+def test_no_positions_run_is_the_recipe_with_one_switch_changed():
+    run = no_positions_run(10)
+    changed = {k: v for k, v in run.config.to_dict().items() if course_config().to_dict()[k] != v}
+    assert changed == {"position_embedding_type": "none"}
+    assert run.step == 10 and run.interrupted and run.model.bert.embeddings.position_embeddings is None
+
+
+def test_side_runs_in_a_second_process_equal_the_same_runs_here():
+    side = start_side_runs(SMALL)
+    assert side.in_background
+    results = {name: side.result(name) for name in SMALL}  # collected in the notebook's order
+    assert isinstance(results["minibert"], MiniBertRun) and isinstance(
+        results["no_positions"], PretrainingRun
+    )
+    assert same_result(results["nsp_only"], nsp_only_run(**SMALL["nsp_only"]))
+    assert same_result(results["minibert"], minibert_plateau_run(**SMALL["minibert"]))
+    here = no_positions_run(**SMALL["no_positions"])
+    assert same_result(results["no_positions"], here)
+    assert results["no_positions"].config == here.config and results["no_positions"].step == here.step
+    assert side.result("minibert") is results["minibert"]  # fetched once
+
+
+def test_a_failed_second_process_is_replaced_by_training_here(caplog):
+    failed = concurrent.futures.Future()
+    failed.set_exception(RuntimeError("the worker died"))
+    side = SideRuns({"nsp_only": {"steps": 20}}, futures={"nsp_only": failed})
+    with caplog.at_level("WARNING", logger="bertedu.course"):
+        history = side.result("nsp_only")
+    assert history == nsp_only_run(20)
+    assert "the second process stopped (RuntimeError: the worker died)" in caplog.text
+
+
+def test_one_core_trains_the_side_runs_when_asked(monkeypatch):
+    monkeypatch.setattr(course.side_runs.os, "cpu_count", lambda: 1)
+    side = start_side_runs({"minibert": {"steps": 20}})
+    assert not side.in_background
+    assert same_result(side.result("minibert"), minibert_plateau_run(20))
+
+
+def test_side_run_names_are_checked():
+    with pytest.raises(ValueError, match="No side run"):
+        start_side_runs({"no_such_run": {}})
+    side = SideRuns({"nsp_only": {"steps": 20}})
+    with pytest.raises(ValueError, match="was started"):
+        side.result("minibert")

@@ -1,0 +1,397 @@
+"""Several processes (bertedu.distributed, torchrun): 2 CPU processes with gloo train exactly what 1 process
+trains with the same global batch; gradient accumulation k x b equals one batch of k*b; a run resumes with
+another number of processes; a killed process ends the whole run with a clear message and an intact
+checkpoint.
+
+The processes are started the way torchrun starts them (RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR and
+MASTER_PORT in the environment), on 127.0.0.1 and a free port, one torch thread each: no network, a few
+seconds per run on a busy 2-core machine. One test uses torchrun itself.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import torch
+from conftest import TEST_PRESET
+
+from bertedu.checkpoint import is_checkpoint, load_checkpoint
+from bertedu.distributed import DistributedContext, micro_batches, select_device, shard_batch
+from bertedu.pretrain import PretrainingConfig, pretrain
+
+REPO = Path(__file__).resolve().parents[1]
+TIMEOUT = 300  # seconds for a whole 2-process run (a few seconds normally; generous for a busy machine)
+
+# One process of a run: reads its settings from a JSON file, trains, and writes what it ended with.
+WORKER = """
+import json, sys, torch
+torch.set_num_threads(1)
+from bertedu.config import PRESETS
+from bertedu.pretrain import PretrainingConfig, pretrain
+job = json.loads(open(sys.argv[1], encoding="utf-8").read())
+PRESETS["test"] = job["preset"]
+if job.get("gradient"):  # one step of plain SGD (lr 1) on a saved batch: the weights move by -gradient
+    from test_distributed import sgd_step_change
+    from bertedu.distributed import processes
+    with processes("cpu") as ctx:
+        change = sgd_step_change(ctx, torch.load(job["gradient"]), job["kwargs"]["grad_accum"])
+    torch.save(change, job["result"] + f".{job['rank']}")
+    sys.exit(0)
+run = pretrain(PretrainingConfig.from_dict(job["config"]), job["output"], progress=False, **job["kwargs"])
+torch.save({"history": run.history, "weights": run.model.state_dict(), "step": run.step},
+           job["result"] + f".{job['rank']}")
+"""
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def process_env(rank: int, world_size: int, port: int) -> dict[str, str]:
+    """The environment torchrun gives process ``rank`` (plus one thread and the repository on the path)."""
+    env = {
+        **os.environ,
+        "RANK": str(rank),
+        "LOCAL_RANK": str(rank),
+        "WORLD_SIZE": str(world_size),
+        "LOCAL_WORLD_SIZE": str(world_size),
+        "MASTER_ADDR": "127.0.0.1",
+        "MASTER_PORT": str(port),
+        "OMP_NUM_THREADS": "1",
+        "PYTHONPATH": os.pathsep.join([str(REPO), str(REPO / "tests"), os.environ.get("PYTHONPATH", "")]),
+    }
+    if sys.platform.startswith("linux"):
+        env["GLOO_SOCKET_IFNAME"] = "lo"  # the loopback interface: never the network
+    return env
+
+
+def start(command: list[str], world_size: int, cwd: Path) -> list[subprocess.Popen]:
+    port = free_port()
+    return [
+        subprocess.Popen(
+            command,
+            cwd=cwd,
+            env=process_env(rank, world_size, port),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for rank in range(world_size)
+    ]
+
+
+def finish(procs: list[subprocess.Popen], timeout: float = TIMEOUT) -> list[tuple[int, str, str]]:
+    """Wait for every process (killing all of them if one hangs); returns ``(exit status, stdout, stderr)``."""
+    results = []
+    try:
+        deadline = time.monotonic() + timeout
+        for p in procs:
+            out, err = p.communicate(timeout=max(deadline - time.monotonic(), 1))
+            results.append((p.returncode, out, err))
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.communicate()
+    return results
+
+
+def run_processes(tmp_path: Path, config, world_size: int, output=None, gradient=None, **kwargs) -> list:
+    """Train ``config`` in ``world_size`` processes; returns each process's ``{history, weights, step}``
+    (with ``gradient``, a saved batch: each process's weight change after one SGD step on it)."""
+    procs = []
+    port = free_port()
+    script = tmp_path / "worker.py"
+    script.write_text(WORKER, encoding="utf-8")
+    for rank in range(world_size):
+        job = {
+            "config": config and config.to_dict(),
+            "gradient": gradient and str(gradient),
+            "preset": TEST_PRESET,
+            "output": None if output is None else str(output),
+            "kwargs": kwargs,
+            "result": str(tmp_path / "result"),
+            "rank": rank,
+        }
+        (tmp_path / f"job{rank}.json").write_text(json.dumps(job), encoding="utf-8")
+        procs.append(
+            subprocess.Popen(
+                [sys.executable, str(script), str(tmp_path / f"job{rank}.json")],
+                cwd=tmp_path,
+                env=process_env(rank, world_size, port),
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+        )
+    for rank, (status, _, err) in enumerate(finish(procs)):
+        assert status == 0, f"process {rank} failed:\n{err[-3000:]}"
+    return [torch.load(tmp_path / f"result.{rank}", weights_only=True) for rank in range(world_size)]
+
+
+def saved_step(output: Path) -> int:
+    """The step of the checkpoint in ``output`` (-1 if there is none yet)."""
+    try:
+        return json.loads((output / "trainer_state.json").read_text(encoding="utf-8"))["step"]
+    except (OSError, ValueError, KeyError):
+        return -1
+
+
+def train_losses(history: list[dict]) -> list[tuple[float, float, float]]:
+    return [(r["loss"], r["mlm_loss"], r["nsp_loss"]) for r in history if r["split"] == "train"]
+
+
+def assert_same_run(a_history, a_weights, b_history, b_weights, atol=1e-5):
+    """Loss per step and final weights equal to float rounding (and the same steps)."""
+    assert [r["step"] for r in a_history] == [r["step"] for r in b_history]
+    for a, b in zip(train_losses(a_history), train_losses(b_history), strict=True):
+        assert a == pytest.approx(b, rel=1e-5, abs=1e-6)
+    assert a_weights.keys() == b_weights.keys()
+    worst = max((a_weights[k] - b_weights[k]).abs().max().item() for k in a_weights)
+    assert worst < atol, f"weights differ by up to {worst:.2e}"
+
+
+@pytest.fixture
+def exact_run(tiny_run):
+    """8 steps of 4 rows on a 13-pair corpus (each epoch ends with a batch of 1 row, so one process gets
+    none), no dropout (its masks differ between processes), one history record per step."""
+    return tiny_run(
+        dropout=0.0, log_every=1, eval_every=0, num_threads=1, mlm_eval_file=None, nsp_eval_file=None
+    )
+
+
+# --- splitting a global batch --------------------------------------------------------------------------------
+def test_shards_and_micro_batches_cover_the_batch_once():
+    batch = {
+        "input_ids": torch.arange(7 * 5).view(7, 5),
+        "attention_mask": torch.tensor([[1] * n + [0] * (5 - n) for n in (1, 2, 2, 3, 4, 5, 5)]),
+        "next_sentence_label": torch.arange(7),
+    }
+    shards = [shard_batch(batch, r, 2) for r in range(2)]
+    assert [s["next_sentence_label"].tolist() for s in shards] == [[0, 2, 4, 6], [1, 3, 5]]
+    parts = micro_batches(shards[0], 3)
+    assert [p["next_sentence_label"].tolist() for p in parts] == [[0], [2], [4, 6]]
+    assert [p["input_ids"].shape[1] for p in parts] == [1, 2, 5]  # trailing padding dropped per part
+    empty = micro_batches(shard_batch({k: v[:1] for k, v in batch.items()}, 1, 2), 2)
+    assert [p["input_ids"].shape[0] for p in empty] == [0, 0]  # the 1-row batch: process 1 gets no row
+
+
+def test_batch_must_split_into_processes_and_micro_batches():
+    with pytest.raises(ValueError, match=r"2 process\(es\) x grad_accum 3 = 6 equal parts; use --grad-accum"):
+        DistributedContext(world_size=2).check_batch(32, 3)
+    DistributedContext(world_size=2).check_batch(32, 4)  # 8 parts of 4 rows: fine
+
+
+def test_device_selection_and_a_clear_error_without_a_gpu():
+    assert select_device("cpu") == torch.device("cpu")
+    assert select_device("auto").type == ("cuda" if torch.cuda.is_available() else "cpu")
+    with pytest.raises(ValueError, match="device must be"):
+        select_device("tpu")
+    if not torch.cuda.is_available():
+        with pytest.raises(ValueError, match="no CUDA GPU"):
+            select_device("cuda")
+
+
+# --- the gradient of one step ------------------------------------------------------------------------------
+def gradient_batch(rows: int = 7) -> dict[str, torch.Tensor]:
+    """A batch of ``rows`` rows of different lengths, with masked positions and NSP labels (7 rows split
+    unevenly into 2 processes and into micro-batches)."""
+    g = torch.Generator().manual_seed(5)
+    lengths = torch.randint(4, 12, (rows,), generator=g)
+    mask = (torch.arange(12)[None, :] < lengths[:, None]).long()  # (rows, 12)
+    labels = torch.randint(5, 97, (rows, 12), generator=g)
+    selected = (torch.rand(rows, 12, generator=g) < 0.3) & mask.bool()
+    return {
+        "input_ids": torch.randint(5, 97, (rows, 12), generator=g) * mask,
+        "token_type_ids": (torch.arange(12)[None, :] >= lengths[:, None] // 2).long() * mask,
+        "attention_mask": mask,
+        "labels": labels.masked_fill(~selected, -100),
+        "next_sentence_label": torch.randint(0, 2, (rows,), generator=g),
+    }
+
+
+def sgd_step_change(ctx, batch, grad_accum: int) -> dict[str, torch.Tensor]:
+    """How the weights of a fresh small BERT (no dropout) move in one train_step_parallel with SGD, lr 1, no
+    clipping: minus the gradient of the global batch's loss."""
+    from conftest import small_bert_config
+
+    from bertedu.distributed import train_step_parallel
+    from bertedu.model import BertForPreTraining
+
+    torch.manual_seed(0)
+    model = BertForPreTraining(small_bert_config(hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0))
+    before = {k: v.clone() for k, v in model.state_dict().items()}
+    optimizer = torch.optim.SGD(model.parameters(), lr=1.0)
+    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: 1.0)
+    trainer = ctx.wrap(model)
+    train_step_parallel(
+        ctx, trainer, batch, optimizer, scheduler, list(model.parameters()), 0.0, 0, grad_accum=grad_accum
+    )
+    return {k: before[k] - v for k, v in model.state_dict().items()}
+
+
+def reference_gradient(batch) -> dict[str, torch.Tensor]:
+    """The gradient of the whole batch's loss in one process, the plain way: ``model(**batch).loss.backward()``."""
+    from conftest import small_bert_config
+
+    from bertedu.model import BertForPreTraining
+
+    torch.manual_seed(0)
+    model = BertForPreTraining(small_bert_config(hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0))
+    model(**batch).loss.backward()
+    params = dict(model.named_parameters())
+    tied = {"cls.predictions.decoder.weight": "bert.embeddings.word_embeddings.weight"}
+    return {k: params[tied.get(k, k)].grad for k in model.state_dict() if tied.get(k, k) in params}
+
+
+def assert_gradient(change, reference):
+    for name, grad in reference.items():
+        assert torch.allclose(change[name], grad, atol=1e-6, rtol=1e-4), name
+
+
+@pytest.mark.parametrize("k", [1, 2, 3])
+def test_micro_batches_add_up_to_the_batch_gradient(k):
+    """k micro-batches (7 rows: 3+2+2 for k = 3) give exactly the gradient of the whole batch."""
+    batch = gradient_batch()
+    assert_gradient(sgd_step_change(DistributedContext(), batch, k), reference_gradient(batch))
+
+
+@pytest.mark.parametrize("grad_accum", [1, 2])
+def test_two_processes_add_up_to_the_batch_gradient(tmp_path, grad_accum):
+    """7 rows in 2 processes (4 + 3, each in grad_accum parts): DDP's average times 2 is the whole gradient."""
+    batch = gradient_batch()
+    torch.save(batch, tmp_path / "batch.pt")
+    changes = run_processes(tmp_path, None, 2, gradient=tmp_path / "batch.pt", grad_accum=grad_accum)
+    reference = reference_gradient(batch)
+    for change in changes:
+        assert_gradient(change, reference)
+
+
+# --- gradient accumulation ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("k", [2, 4])
+def test_grad_accumulation_k_micro_batches_equals_one_batch(exact_run, monkeypatch, k):
+    """grad_accum=k runs k micro-batches of b = 4/k rows per step and ends where one batch of k*b = 4 does."""
+    whole = pretrain(exact_run, progress=False)
+    calls = []
+    forward = type(whole.model).forward
+    monkeypatch.setattr(
+        type(whole.model), "forward", lambda m, *a, **kw: calls.append(1) or forward(m, *a, **kw)
+    )
+    parts = pretrain(exact_run, progress=False, grad_accum=k)
+    assert len(calls) == k * exact_run.steps  # really k forward passes per step
+    assert_same_run(whole.history, whole.model.state_dict(), parts.history, parts.model.state_dict())
+
+
+def test_grad_accum_must_divide_the_batch(exact_run):
+    with pytest.raises(ValueError, match="batch_size=4 is the global batch"):
+        pretrain(exact_run, progress=False, grad_accum=3)
+    with pytest.raises(ValueError, match="grad_accum"):
+        pretrain(exact_run, progress=False, grad_accum=0)
+
+
+# --- several processes ---------------------------------------------------------------------------------------
+@pytest.mark.parametrize("grad_accum", [1, 2])
+def test_two_processes_train_what_one_process_trains(tmp_path, exact_run, grad_accum):
+    one = pretrain(exact_run, progress=False)
+    ranks = run_processes(tmp_path, exact_run, 2, grad_accum=grad_accum)
+    for rank in ranks:  # both processes hold the same weights, equal to the single process's
+        assert rank["step"] == exact_run.steps
+        assert_same_run(one.history, one.model.state_dict(), rank["history"], rank["weights"])
+    assert ranks[0]["history"] == ranks[1]["history"]
+
+
+def test_a_two_process_run_resumes_with_one_process(tmp_path, exact_run):
+    one = pretrain(exact_run, progress=False)
+    output = tmp_path / "run"
+    first = run_processes(tmp_path, exact_run, 2, output=str(output), stop_after=3)
+    assert first[0]["step"] == 3 and is_checkpoint(output)
+    assert len(torch.load(output / "training_state.pt", weights_only=True)["process_rng"]) == 2
+    resumed = pretrain(exact_run, output, resume=True, progress=False, grad_accum=2)  # 1 process, 2 parts
+    assert_same_run(one.history, one.model.state_dict(), resumed.history, resumed.model.state_dict())
+
+
+def test_a_killed_process_ends_the_run_and_the_checkpoint_stays(tmp_path, corpus_files):
+    """SIGKILL process 1 mid-run: process 0 stops by itself with one clear line (exit status 1), saves
+    nothing more, and the last checkpoint loads and resumes."""
+    output = tmp_path / "run"
+    command = [sys.executable, "-m", "bertedu.pretrain", "--corpus", str(corpus_files / "corpus.txt")]
+    command += ["--output", str(output), "--preset", "tiny", "--max-length", "32", "--steps", "100000"]
+    command += ["--batch-size", "4", "--checkpoint-every", "2", "--threads", "1", "--no-progress"]
+    procs = start(command, 2, tmp_path)
+    try:
+        deadline = time.monotonic() + TIMEOUT
+        while saved_step(output) < 4:
+            assert all(p.poll() is None for p in procs), procs[0].communicate()[1][-3000:]
+            assert time.monotonic() < deadline, "no checkpoint was written"
+            time.sleep(0.2)
+        procs[1].send_signal(signal.SIGKILL)
+        (status, out, err), (killed, *_) = finish(procs, timeout=120)
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+    assert killed == -signal.SIGKILL
+    assert status == 1, err[-3000:]
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert "another process of this run stopped" in lines[-1] and "--resume" in lines[-1], err[-3000:]
+    assert "Traceback" not in err
+    checkpoint = load_checkpoint(output)  # intact: loads, and resumes
+    assert checkpoint.step >= 4 and checkpoint.step % 2 == 0
+    config = PretrainingConfig.from_dict(checkpoint.run_config)
+    run = pretrain(config, output, resume=True, progress=False, stop_after=checkpoint.step + 1)
+    assert run.step == checkpoint.step + 1
+
+
+@pytest.mark.skipif(not Path(sys.executable).with_name("torchrun").exists(), reason="torchrun not installed")
+def test_torchrun_runs_the_command_line(tmp_path, corpus_files):
+    """`torchrun --nproc_per_node=2 -m bertedu.pretrain ... --grad-accum 2`: one report, from process 0,
+    and the checkpoint one process writes with the same settings."""
+    args = ["--corpus", str(corpus_files / "corpus.txt"), "--preset", "tiny", "--max-length", "32", "--steps"]
+    args += [
+        "6",
+        "--batch-size",
+        "4",
+        "--dropout",
+        "0",
+        "--threads",
+        "1",
+        "--no-progress",
+        "--eval-every",
+        "0",
+    ]
+    env = {**process_env(0, 1, 0), "PYTHONWARNINGS": "ignore"}
+    for name in ("RANK", "LOCAL_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT"):
+        env.pop(name)
+    torchrun = [str(Path(sys.executable).with_name("torchrun")), "--nnodes=1", "--nproc_per_node=2"]
+    torchrun += ["--master_addr=127.0.0.1", f"--master_port={free_port()}"]
+    two = subprocess.run(
+        [*torchrun, "-m", "bertedu.pretrain", *args, "--output", "two", "--grad-accum", "2"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+    )
+    assert two.returncode == 0, two.stderr[-3000:]
+    assert two.stdout.count("Training finished at step 6/6") == 1  # process 1 prints nothing
+    one = subprocess.run(
+        [sys.executable, "-m", "bertedu.pretrain", *args, "--output", "one", "--device", "cpu"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+    )
+    assert one.returncode == 0, one.stderr[-3000:]
+    a, b = load_checkpoint(tmp_path / "one"), load_checkpoint(tmp_path / "two")
+    assert_same_run(a.history, a.model.state_dict(), b.history, b.model.state_dict())

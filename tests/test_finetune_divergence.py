@@ -1,0 +1,58 @@
+"""Fine-tuning that diverges is reported (issue 14): the review's lr 0.9 run ended at loss 2.6, silently."""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+import torch
+from conftest import small_bert_config
+
+from bertedu.finetune import FineTuneConfig, build_task_model, fine_tune
+from bertedu.finetune_data import SEQUENCE_CLASSIFICATION, ClassificationExample, make_dataset
+from bertedu.pretrain import TrainingDivergenceWarning
+from bertedu.tokenizer import SPECIAL_TOKENS, BertTokenizer
+
+WORDS = ["the", "cat", "dog", "sits", "runs", "on", "mat", "in", "park", "sleeps"]
+SENTENCES = [
+    ("the cat sits on the mat", "cat"),
+    ("the dog runs in the park", "dog"),
+    ("the cat sleeps on the mat", "cat"),
+    ("the dog sleeps in the park", "dog"),
+    ("the cat runs on the mat", "cat"),
+    ("the dog sits in the park", "dog"),
+]
+
+
+@pytest.fixture(autouse=True)
+def one_thread():
+    """These tests train on one thread (quick, and robust beside other work); the setting is put back."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+def run(**settings):
+    tokenizer = BertTokenizer([*SPECIAL_TOKENS, *WORDS])
+    train = make_dataset(
+        SEQUENCE_CLASSIFICATION, [ClassificationExample(t, label) for t, label in SENTENCES], tokenizer
+    )
+    config = small_bert_config(vocab_size=tokenizer.vocab_size)
+    model = build_task_model(SEQUENCE_CLASSIFICATION, config, num_labels=2, seed=0)
+    base = dict(batch_size=2, epochs=10, progress=False, seed=0)
+    return fine_tune(model, train, config=FineTuneConfig(**{**base, **settings}))
+
+
+def test_a_diverged_fine_tuning_warns_with_what_to_try():
+    with pytest.warns(
+        TrainingDivergenceWarning, match=r"Fine-tuning diverged.*lower learning rate \(now 0.9"
+    ):
+        run(learning_rate=0.9, max_grad_norm=0.0, warmup_ratio=0.0)
+
+
+def test_a_healthy_fine_tuning_does_not_warn():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", TrainingDivergenceWarning)
+        result = run(learning_rate=1e-2)
+    assert result.history[-1]["loss"] < result.history[0]["loss"]

@@ -1,0 +1,383 @@
+"""Everything outside the notebooks' prose follows the course's language (bertedu.i18n): exercise messages,
+the doctor, plot labels and the quiz, with one shared setting and an English fallback.
+
+The catalog test collects every literal template of ``msg("...")`` and ``translatable("...")`` in the package
+(with ``ast``) and fails when one has no Chinese translation, when a translation uses placeholders the English
+does not have, or when the catalog keeps a template the code no longer uses.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import os
+import re
+import string
+import subprocess
+import sys
+import tokenize
+import warnings
+from pathlib import Path
+
+import matplotlib
+import nbformat
+import pytest
+
+from bertedu import i18n, quiz
+from bertedu.quiz import i18n as quiz_i18n
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "bertedu"
+#: Every Chinese message ({English template: translation}), merged from the catalog modules.
+ZH = dict(i18n.catalog("zh"))
+MARKERS = ("msg", "translatable")
+CJK = re.compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]")
+
+
+@pytest.fixture(autouse=True)
+def english_by_default(monkeypatch):
+    """Every test starts in English (no BERTEDU_LANG, no set_language) and leaves it so."""
+    monkeypatch.delenv("BERTEDU_LANG", raising=False)
+    quiz_i18n.set_language(None)
+    yield
+    monkeypatch.delenv("BERTEDU_LANG", raising=False)
+    quiz_i18n.set_language(None)
+
+
+# ----------------------------------------------------------------------------------------------------------
+# One language setting
+
+
+def test_one_setting_for_quizzes_and_everything_else(monkeypatch):
+    assert i18n.get_language() == quiz.get_language() == "en"
+    i18n.set_language("zh-CN")
+    assert quiz.get_language() == "zh" and i18n.get_language() == "zh"
+    quiz.set_language("en")
+    assert i18n.get_language() == "en"
+    quiz.set_language("中文")
+    assert i18n.get_language() == "zh"
+    i18n.set_language(None)  # back to the environment
+    monkeypatch.setenv("BERTEDU_LANG", "zh_Hans")
+    assert i18n.get_language() == quiz.get_language() == "zh"
+
+
+def test_set_language_returns_nothing_and_refuses_unknown_languages():
+    assert i18n.set_language("zh") is None  # a notebook cell calling it shows no output
+    with pytest.raises(ValueError, match="Unknown language 'klingon'"):
+        i18n.set_language("klingon")
+
+
+def test_an_unknown_environment_language_warns_and_falls_back_to_english(monkeypatch):
+    monkeypatch.setenv("BERTEDU_LANG", "klingon")
+    with pytest.warns(UserWarning, match="BERTEDU_LANG"):
+        assert i18n._environment_language() == "en"
+
+
+@pytest.mark.parametrize(
+    "name", ["en", "EN", "en_US", "english", "zh", "zh-CN", "zh_Hans", "ZH-tw", "中文", "cn"]
+)
+def test_the_language_names_are_read_as_the_quiz_reads_them(name):
+    assert i18n.normalize_language(name) == quiz_i18n.normalize_language(name)
+
+
+@pytest.mark.parametrize("name", ["fr", "", "  ", "zhx"])
+def test_unknown_language_names_are_refused_by_both(name):
+    for normalize in (i18n.normalize_language, quiz_i18n.normalize_language):
+        with pytest.raises(ValueError):
+            normalize(name)
+
+
+def run_python(code: str, **env) -> subprocess.CompletedProcess:
+    environ = {k: v for k, v in os.environ.items() if k != "BERTEDU_LANG"} | env
+    return subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=environ, cwd=ROOT, timeout=120
+    )
+
+
+def test_the_doctor_reads_the_language_without_loading_the_quiz_or_yaml():
+    """bertedu.i18n and the doctor stay standard-library only (the doctor must work when packages are broken)."""
+    code = (
+        "import sys\n"
+        "import bertedu.doctor as d\n"
+        "from bertedu import i18n\n"
+        "assert i18n.get_language() == 'zh', i18n.get_language()\n"
+        "heavy = [m for m in ('yaml', 'bertedu.quiz', 'ipywidgets', 'numpy', 'torch') if m in sys.modules]\n"
+        "assert not heavy, heavy\n"
+        "print(d.Report([]).lines()[-1])\n"
+    )
+    done = run_python(code, BERTEDU_LANG="zh")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "全部检查通过：可以开始学习本课程了。"
+
+
+# ----------------------------------------------------------------------------------------------------------
+# The message catalog
+
+
+def template_calls(source: str, where: str):
+    """(marker, template or None, place) for every msg(...) / translatable(...) call in ``source``."""
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in MARKERS:
+            first = node.args[0] if node.args else None
+            literal = isinstance(first, ast.Constant) and isinstance(first.value, str)
+            yield node.func.id, first.value if literal else None, f"{where}:{node.lineno}"
+
+
+def package_templates() -> dict[str, str]:
+    """{template: where} of the whole package (bertedu/i18n itself excluded: it defines the markers)."""
+    found, dynamic = {}, []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if path.parent.name == "i18n" and path.parent.parent == PACKAGE:
+            continue
+        where = str(path.relative_to(ROOT))
+        for marker, template, place in template_calls(path.read_text(encoding="utf-8"), where):
+            if template is None:
+                dynamic.append(f"{place}: {marker}(...) needs a literal string (the catalog test reads it)")
+            else:
+                found.setdefault(template, place)
+    assert not dynamic, "\n".join(dynamic)
+    return found
+
+
+def untranslated(templates: dict[str, str], catalog: dict[str, str]) -> list[str]:
+    return [f"{where}: {t!r}" for t, where in templates.items() if t not in catalog]
+
+
+def fields(template: str) -> set[str]:
+    return {name for _, name, _, _ in string.Formatter().parse(template) if name is not None}
+
+
+def test_every_template_in_the_code_has_a_chinese_translation():
+    missing = untranslated(package_templates(), ZH)
+    assert not missing, "add these to bertedu/i18n/zh.py:\n" + "\n".join(missing)
+
+
+def test_the_catalog_keeps_no_template_the_code_no_longer_uses():
+    unused = sorted(set(ZH) - set(package_templates()))
+    assert not unused, f"bertedu/i18n/zh.py translates templates no code uses (reworded?): {unused}"
+
+
+def test_the_collector_finds_a_template_without_translation():
+    source = (
+        "from bertedu.i18n import msg, translatable\n"
+        "HINT = translatable('a hint nobody translated')\n"
+        "def check(x):\n"
+        "    return False, msg('{x} is not right', x=x)\n"
+        "def label():\n"
+        "    return msg('attention weight')\n"
+    )
+    templates = {t: where for _, t, where in template_calls(source, "fake.py")}
+    assert untranslated(templates, ZH) == [
+        "fake.py:2: 'a hint nobody translated'",
+        "fake.py:4: '{x} is not right'",
+    ]
+
+
+def test_the_catalog_files_have_no_duplicate_keys():
+    """A dict literal silently keeps the last of two equal keys (and a later catalog module overrides an
+    earlier one): the first translation would be lost."""
+    keys = []
+    for name in i18n.CATALOG_MODULES["zh"]:
+        path = ROOT / (name.replace(".", "/") + ".py")
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Dict):
+                keys += [k.value for k in node.keys if isinstance(k, ast.Constant)]
+    assert len(keys) == len(set(keys)) == len(ZH), sorted(k for k in set(keys) if keys.count(k) > 1)
+
+
+@pytest.mark.parametrize("english", sorted(ZH))
+def test_a_translation_keeps_the_placeholders_and_is_chinese(english):
+    chinese = ZH[english]
+    assert fields(chinese) <= fields(english), f"{chinese!r} uses a placeholder the English does not pass"
+    dropped = {f for f in fields(english) - fields(chinese) if not f.startswith("_")}
+    assert not dropped, f"{chinese!r} leaves out {dropped} (only _names, e.g. plural endings, may be dropped)"
+    assert CJK.search(chinese) or not re.search(r"[A-Za-z]", re.sub(r"\{[^}]*\}", "", english)), chinese
+    emoji = re.sub("[\u2713\u2717\u25cb]", "", chinese)  # ✓ ✗ ○ are kept: DejaVu Sans has them
+    assert not re.search(r"[\U0001F000-\U0001FAFF\u2600-\u27BF\uFE0F]", emoji), (
+        "no emoji (no glyph without a font)"
+    )
+
+
+def test_translated_solution_code_differs_only_in_comments():
+    """Exercise solutions are code: a translation may change its comments, nothing else."""
+
+    def without_comments(code: str) -> list[tuple[int, str]]:
+        tokens = tokenize.generate_tokens(io.StringIO(code).readline)
+        return [(t.type, t.string) for t in tokens if t.type not in (tokenize.COMMENT, tokenize.NL)]
+
+    solutions = []
+    for path in sorted((PACKAGE / "exercises").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (
+                isinstance(node, ast.keyword)
+                and node.arg == "solution_code"
+                and isinstance(node.value, ast.Call)
+            ):
+                solutions += [a.value for a in node.value.args if isinstance(a, ast.Constant)]
+    translated = [s for s in solutions if s in ZH]
+    assert translated, "notebook 00's solution has a translated comment"
+    for code in translated:
+        assert without_comments(ZH[code]) == without_comments(code)
+
+
+def test_msg_falls_back_to_english():
+    i18n.set_language("zh")
+    assert i18n.msg("a template no catalog has: {n}", n=3) == "a template no catalog has: 3"
+    assert i18n.msg("attention weight") == "注意力权重"
+    assert i18n.msg("{value:g} is not 15 % of {n}. Multiply {n} by 0.15.", value=31.0, n=200) == (
+        "31 不是 200 的 15%。请计算 200 乘以 0.15。"
+    )
+
+
+def test_a_broken_translation_falls_back_to_english(monkeypatch):
+    i18n.set_language("zh")
+    monkeypatch.setitem(i18n.catalog("zh"), "layer {layer}", "第 {layr} 层")  # a typo in a placeholder
+    assert i18n.msg("layer {layer}", layer=2) == "layer 2"
+
+
+# ----------------------------------------------------------------------------------------------------------
+# What a student sees: exercises, the doctor, plots, notebook 00
+
+
+def test_exercise_feedback_follows_the_language():
+    from bertedu.exercises import welcome as ex
+
+    english = ex.expected_masked.check(24)
+    assert str(english).startswith("✗ Not yet: 24 is the number replaced by [MASK]")
+    i18n.set_language("zh")
+    assert str(ex.expected_masked.check(24)).startswith("✗ 还不对：24 是被替换成 [MASK] 的词元数")
+    assert str(ex.expected_masked.check(30)).startswith("✓ 正确：200 个词元的 15% 是 30")
+    assert "还没有答案" in str(ex.expected_masked.check(...))
+    assert ex.expected_masked.check(...).label == "○ 尚未作答"
+    assert "<strong>✗ 还不对</strong>：" in ex.expected_masked.check("thirty")._repr_html_()
+    assert repr(ex.expected_masked.hint(1)) == "**提示 1/2：**15% 就是词元总数的 0.15。"
+    solution = repr(ex.expected_masked.solution())
+    assert solution.startswith("**参考答案：**") and "answer = 0.15 * 200   # 预测 30 个词元" in solution
+
+
+def test_the_shared_checker_messages_follow_the_language():
+    import numpy as np
+
+    from bertedu.exercises.core import Exercise, expects_function, number_problem, rounded_message
+
+    i18n.set_language("zh")
+    assert number_problem(np.zeros(3)) == "请给出一个数，而不是形状为 (3,) 的数组，例如 answer = 1.23。"
+    assert rounded_message(2, atol=1e-3).startswith("数值对了，但只保留了 2 位小数")
+    assert expects_function("ex.f.check(f)")(lambda fn: (True, ""))(3)[1].startswith("请传入函数本身")
+
+    def broken(answer):
+        raise KeyError("x")
+
+    result = Exercise("broken", "", broken).check(1)
+    assert (
+        result.message.startswith("你的代码抛出了 KeyError: 'x'（broken 的第 ")
+        and "请先改正这个错误" in result.message
+    )
+    assert (
+        repr(Exercise("none", "", broken).hint()) == "这道练习没有提示；作答一次之后可以看看 `solution()`。"
+    )
+
+
+def test_the_doctor_speaks_the_language():
+    from bertedu.doctor import Check, Report
+
+    report = Report([Check("torch", "FAIL", "cannot be imported", "pip install torch")])
+    assert report.lines()[-1].startswith("1 check(s) failed:")
+    i18n.set_language("zh")
+    assert report.lines()[1].endswith("修复：pip install torch")
+    assert report.lines()[-1] == "1 项检查未通过：请按上面“修复”行的说明操作，然后再运行一次 doctor。"
+
+
+def test_the_doctor_command_line_speaks_chinese_with_bertedu_lang():
+    done = run_python("import bertedu.doctor as d; d.main([])", BERTEDU_LANG="zh")
+    assert done.stdout.startswith("bertedu doctor：正在检查你的环境"), done.stdout + done.stderr
+
+
+def figure_texts(fig) -> list[str]:
+    fig.canvas.draw()
+    return [t.get_text() for t in fig.findobj(matplotlib.text.Text) if t.get_text()]
+
+
+def need_cjk_font():
+    from bertedu.viz._core import cjk_font
+
+    if cjk_font() is None:
+        reason = "no font with Chinese glyphs for matplotlib (Debian: apt-get install fonts-noto-cjk)"
+        if (
+            os.environ.get("BERTEDU_REQUIRE_BROWSER") == "1"
+        ):  # CI installs the font: missing is an error there
+            pytest.fail(reason)
+        pytest.skip(reason)
+
+
+def test_plot_labels_follow_the_language_and_every_character_has_a_glyph():
+    import torch
+
+    from bertedu import viz
+    from bertedu.viz._core import missing_glyphs
+
+    need_cjk_font()
+    counts = {"[MASK]": 118, "random": 16, "unchanged": 14, "not selected": 852}
+    english = figure_texts(viz.plot_masking_statistics(counts))
+    assert "fraction of maskable tokens" in english and "observed" in english and "not selected" in english
+    i18n.set_language("zh")
+    fig = viz.plot_masking_statistics(counts)
+    texts = figure_texts(fig)
+    for label in ("占可掩码词元的比例", "观测值", "期望值", "随机词元", "保持不变", "未选中"):
+        assert label in texts, (label, texts)
+    assert "BERT 掩码：观测值与期望值（n = 1,000 个词元）" in texts
+    assert missing_glyphs(fig) == {}
+
+    attn = torch.softmax(torch.randn(2, 1, 2, 4, 4, generator=torch.Generator().manual_seed(0)), dim=-1)
+    grid = viz.plot_attention_grid(tuple(attn), ["[CLS]", "猫", "坐", "[SEP]"], include_mean=True)
+    texts = figure_texts(grid)
+    assert {"注意力头 0", "注意力头 1", "平均", "第 0 层", "第 1 层", "注意力权重"} <= set(texts)
+    assert missing_glyphs(grid) == {}
+    one = viz.plot_attention(attn[0, 0, 0], ["[CLS]", "猫", "坐", "[SEP]"], hide_keys=["[CLS]"])
+    texts = figure_texts(one)
+    assert "键（被关注的词元）" in texts and "查询（发出注意力的词元）" in texts
+    assert "已隐藏 [CLS] 列，权重未重新归一化" in texts
+    history = [{"step": s, "loss": 3.0 / s, "split": sp} for s in (1, 2, 3) for sp in ("train", "eval")]
+    curves = figure_texts(viz.plot_loss_curves(history))
+    assert {"步数", "损失", "loss（训练）", "loss（评估）"} <= set(curves)
+
+
+def test_the_glyph_check_can_fail():
+    """Without a CJK font in the list, the Chinese characters of a figure are reported."""
+    import matplotlib.pyplot as plt
+
+    from bertedu.viz._core import missing_glyphs
+
+    with matplotlib.rc_context({"font.family": ["DejaVu Sans"]}):
+        fig, ax = plt.subplots()
+        ax.set_title("注意力 weights")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # matplotlib's own "Glyph ... missing" warning
+            missing = missing_glyphs(fig)
+        plt.close(fig)
+    assert set(missing) == set("注意力")
+
+
+def read_md(path: Path) -> str:
+    nb = nbformat.read(path, as_version=4)
+    return "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_notebook_00_names_the_buttons_as_they_are_labelled(lang):
+    """The flashcards' buttons read "I know it" / "Not yet" (not "Known" / "Unknown"), the quiz's "Check
+    answer", "Hint", "Show solution": notebook 00 says so, in each language."""
+    path = ROOT / "notebooks" / ("00_welcome.ipynb" if lang == "en" else "zh/00_welcome.ipynb")
+    text = read_md(path)
+    for key in ("check", "hint_show", "solution_show", "flip", "next", "previous", "known", "unknown"):
+        label = quiz_i18n.UI[key][lang]
+        assert f"**{label}**" in text, f"{path.name} ({lang}) does not name the button {label!r}"
+    assert "**Known**" not in text and "**Unknown**" not in text
+
+
+@pytest.mark.parametrize("path", ["00_welcome.ipynb", "zh/00_welcome.ipynb"])
+def test_notebook_00_first_cell_shows_no_output(path):
+    """set_seed returns the seed; the first cell assigns it rather than showing Out[1]: 0."""
+    nb = nbformat.read(ROOT / "notebooks" / path, as_version=4)
+    first = next(c for c in nb.cells if c.cell_type == "code")
+    assert first.outputs == [], first.outputs

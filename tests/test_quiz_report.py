@@ -1,0 +1,230 @@
+"""The instructor's class report (``python -m bertedu.quiz.report``) on a folder of synthetic exports.
+
+The exports are made the way students make them: answers recorded through the real ProgressStore (one
+student through the real widgets) and written by ``export_progress``. Bad and foreign files sit next to
+them. The numbers of the table are worked out by hand below.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bertedu import quiz
+from bertedu.quiz import report
+from bertedu.quiz.store import ProgressStore, _stores
+
+NB = "00_welcome"
+# show-solution: single choice, option index 1 is right.
+# set-seed: multiple choice, indices 0, 1, 3 are right (2 and 4 are wrong).
+# quiz-score: two numeric blanks, 0.6667 ("two right") and 0.3333 ("two right, one wrong").
+ANSWERS = {
+    "alice": [
+        ("show-solution", [0], 0.0),
+        ("show-solution", [1], 1.0),
+        ("set-seed", [0, 1, 3], 1.0),
+        ("quiz-score", ["0.5", "1/3"], 0.5),
+        ("quiz-score", ["2/3", "1/3"], 1.0),
+    ],
+    "bob": [
+        ("show-solution", [1], 1.0),
+        ("set-seed", [0, 2], 0.0),
+        ("set-seed", [0, 1, 3], 1.0),
+    ],
+    "carol": [
+        ("show-solution", [0], 0.0),
+        ("show-solution", [2], 0.0),
+        ("show-solution", [1], 1.0),
+        ("set-seed", [0, 1, 2, 3], 2 / 3),
+        ("quiz-score", ["0,5", "0.33"], 0.5),  # a decimal comma: the same wrong entry as alice's "0.5"
+    ],
+}
+
+
+def _export_of(name: str, folder: Path, tmp_path: Path) -> Path:
+    store = ProgressStore(tmp_path / "homes" / name / "progress.json")
+    for qid, answer, score in ANSWERS[name]:
+        store.record_attempt(NB, qid, score, answer=answer)
+    return store.export(folder / f"{name}.json")
+
+
+@pytest.fixture
+def exports(tmp_path, monkeypatch):
+    folder = tmp_path / "exports"
+    for name in ANSWERS:
+        _export_of(name, folder, tmp_path)
+
+    # erin answers through the widgets in a notebook and exports with quiz.export_progress
+    monkeypatch.setenv("BERTEDU_HOME", str(tmp_path / "homes" / "erin"))
+    monkeypatch.delenv("BERTEDU_LANG", raising=False)
+    quiz.set_language(None)
+    w = quiz.ask(NB, "show-solution")
+    for pick in (0, 3):
+        w.options_box.value = pick
+        w.submit.click()
+    quiz.export_progress(folder / "erin.json")
+
+    # dave's export is from before answers were recorded: no "first", no "answers"
+    dave = ProgressStore(tmp_path / "homes" / "dave" / "progress.json")
+    dave.record_attempt(NB, "show-solution", 1.0)
+    dave.record_attempt(NB, "make-test", 0.0)
+    dave.record_attempt(NB, "make-test", 1.0)
+    dave.record_attempt(NB, "question-removed-since", 1.0)
+    data = json.loads(dave.export(folder / "dave.json").read_text(encoding="utf-8"))
+    for entry in data["notebooks"][NB]["questions"].values():
+        entry.pop("first"), entry.pop("answers", None)
+    (folder / "dave.json").write_text(json.dumps(data), encoding="utf-8")
+
+    # files that are not exports, or not usable ones
+    (folder / "notes.txt").write_text("Remember to grade the homework.\n", encoding="utf-8")
+    (folder / "empty.json").write_text("", encoding="utf-8")
+    (folder / "foreign.json").write_text('{"name": "a package.json, not an export"}', encoding="utf-8")
+    (folder / "list.json").write_text("[1, 2, 3]", encoding="utf-8")
+    future = json.loads((folder / "bob.json").read_text(encoding="utf-8"))
+    (folder / "future.json").write_text(json.dumps({**future, "version": 2}), encoding="utf-8")
+    (folder / "damaged.json").write_text(
+        '{"version": 1, "notebooks": {"00_welcome": {"questions": [1, 2]}}}', encoding="utf-8"
+    )
+    (folder / "copy-of-alice.json").write_bytes((folder / "alice.json").read_bytes())
+    (folder / "a-subfolder").mkdir()
+    yield folder
+    _stores.clear()
+    quiz.set_language(None)
+
+
+SKIPPED = {
+    "copy-of-alice.json": "the same progress as alice.json",
+    "damaged.json": "damaged progress export",
+    "empty.json": "empty file",
+    "foreign.json": "not a bertedu progress export",
+    "future.json": "version 2; this bertedu reads version 1",
+    "list.json": "not a bertedu progress export",
+    "notes.txt": "not JSON",
+}
+
+
+def test_exports_keep_every_answer(exports):
+    entry = json.loads((exports / "carol.json").read_text(encoding="utf-8"))["notebooks"][NB]["questions"]
+    assert [a["answer"] for a in entry["show-solution"]["answers"]] == [[0], [2], [1]]
+    assert entry["show-solution"]["first"] == 0.0 and entry["quiz-score"]["answers"][0]["answer"] == [
+        "0,5",
+        "0.33",
+    ]
+    erin = json.loads((exports / "erin.json").read_text(encoding="utf-8"))["notebooks"][NB]["questions"]
+    assert [a["answer"] for a in erin["show-solution"]["answers"]] == [[0], [3]]  # recorded by the widget
+
+
+def test_bad_and_foreign_files_are_skipped_one_line_each(exports):
+    read, skipped = report.read_exports(exports)
+    assert sorted(e.path.name for e in read) == [
+        "alice.json",
+        "bob.json",
+        "carol.json",
+        "dave.json",
+        "erin.json",
+    ]
+    assert len(skipped) == len(SKIPPED)
+    for line in skipped:
+        assert "\n" not in line and line.startswith("skipped ")
+        name = line.split()[1].rstrip(":")
+        assert SKIPPED[name] in line, line
+
+
+def test_table_numbers(exports):
+    read, _ = report.read_exports(exports)
+    rows, notes = report.class_report(read)
+    by_id = {r.question_id: r for r in rows}
+    assert [r.question_id for r in rows] == ["quiz-score", "set-seed", "show-solution", "make-test"]
+
+    score = by_id["quiz-score"]  # alice and carol, both wrong first; both typed 0.5 for blank 1
+    assert (score.students, score.attempts, score.first_try_correct, score.first_try_known) == (2, 3, 0, 2)
+    assert score.first_try_rate == 0.0
+    assert score.wrong_answer == "Blank 1 (two right): “0.5”" and score.wrong_answer_students == 2
+
+    seed = by_id["set-seed"]  # alice right first; bob and carol picked option 3 ("makes every number")
+    assert (seed.students, seed.attempts, seed.first_try_correct, seed.first_try_known) == (3, 4, 1, 3)
+    assert seed.first_try_rate == pytest.approx(1 / 3)
+    assert (
+        seed.wrong_answer.startswith("option 3: “It makes every number") and seed.wrong_answer_students == 2
+    )
+
+    show = by_id["show-solution"]  # 5 students: bob and dave right first; option 1 chosen by 3 students
+    assert (show.students, show.attempts, show.first_try_correct, show.first_try_known) == (5, 9, 2, 5)
+    assert show.first_try_rate == pytest.approx(0.4)
+    assert show.wrong_answer == "option 1: “At any time, even before answering”"
+    assert show.wrong_answer_students == 3
+
+    make = by_id["make-test"]  # only dave, old export: 2 attempts, best 1, first try unknown → listed last
+    assert (make.students, make.attempts, make.first_try_known, make.first_try_rate) == (1, 2, 0, None)
+    assert make.wrong_answer == "" and make.wrong_answer_students == 0
+    assert len(notes) == 1 and "00_welcome/question-removed-since" in notes[0]
+
+
+def test_command_writes_csv_markdown_and_plot(exports, tmp_path):
+    out = tmp_path / "report"
+    proc = subprocess.run(
+        [sys.executable, "-m", "bertedu.quiz.report", str(exports), "--out", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "Read 5 export(s) (7 file(s) skipped): 4 question(s)." in proc.stdout
+    stderr = proc.stderr.strip().splitlines()
+    assert sum(line.startswith("skipped ") for line in stderr) == 7 and "Traceback" not in proc.stderr
+
+    with open(out / report.CSV_NAME, encoding="utf-8", newline="") as fh:
+        table = list(csv.DictReader(fh))
+    assert [r["question_id"] for r in table] == ["quiz-score", "set-seed", "show-solution", "make-test"]
+    first = table[2]
+    assert first["students"] == "5" and first["attempts"] == "9" and first["first_try_success"] == "0.400"
+    assert first["most_chosen_wrong_answer"] == "option 1: “At any time, even before answering”"
+    assert first["chosen_by_students"] == "3" and first["question"].startswith("You are answering")
+    assert table[3]["first_try_success"] == ""
+
+    md = (out / report.MARKDOWN_NAME).read_text(encoding="utf-8")
+    assert "5 student export(s) read; 4 question(s) answered" in md
+    assert "| 1 | 00_welcome | `quiz-score`:" in md and "| 0% (0/2) | Blank 1 (two right): “0.5” (2) |" in md
+    assert "| 33% (1/3) |" in md and "- skipped notes.txt: not JSON" in md
+
+    png = (out / report.PLOT_NAME).read_bytes()
+    assert png.startswith(b"\x89PNG\r\n\x1a\n") and len(png) > 5000
+
+
+def test_plot_bars_are_the_first_try_rates(exports):
+    read, _ = report.read_exports(exports)
+    rows, _ = report.class_report(read)
+    fig = report.plot_first_try(rows, len(read))
+    bars = fig.axes[0].patches
+    assert [round(b.get_width(), 1) for b in bars] == [0.0, 33.3, 40.0]  # make-test (unknown) is left out
+    labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    assert labels == ["00_welcome / quiz-score", "00_welcome / set-seed", "00_welcome / show-solution"]
+
+
+def test_exit_code_2_when_no_export_can_be_read(tmp_path, capsys):
+    folder = tmp_path / "junk"
+    folder.mkdir()
+    (folder / "a.json").write_text("{", encoding="utf-8")
+    (folder / "b.txt").write_text("hello", encoding="utf-8")
+    assert report.main([str(folder), "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert "skipped a.json: not JSON" in err and "no student export could be read" in err
+    assert not (tmp_path / "out").exists()  # nothing written
+    assert report.main([str(tmp_path / "missing"), "--out", str(tmp_path / "out")]) == 2
+    assert "is not a folder" in capsys.readouterr().err
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert report.main([str(empty), "--out", str(tmp_path / "out")]) == 2
+
+
+def test_exit_code_0_with_one_good_export_among_bad_ones(tmp_path, capsys):
+    folder = tmp_path / "exports"
+    _export_of("bob", folder, tmp_path)
+    (folder / "x.json").write_text("[]", encoding="utf-8")
+    assert report.main([str(folder), "--out", str(tmp_path / "out")]) == 0
+    assert "Read 1 export(s) (1 file(s) skipped)" in capsys.readouterr().out

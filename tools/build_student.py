@@ -1,0 +1,122 @@
+"""Build the student edition of the course: ``make student`` (also the first step of ``make lab``).
+
+Usage: python tools/build_student.py [--out student] [notebooks/01_x.ipynb ...]   (default: every notebook)
+
+Writes ``student/NN_topic.ipynb`` from ``notebooks/NN_topic.ipynb`` with the conventions of tools/editions.py:
+no reference solutions (stubs instead), no outputs, no widget state. Deterministic: the same sources give
+byte-identical files.
+
+A student's work is never overwritten. ``student/.manifest.json`` records the hash of every file this
+script wrote. On a rebuild a notebook the student has not touched is replaced by the new version; a
+notebook the student changed (or a file the script never wrote) is left exactly as it is, and when the
+course's version changed, the new one is written next to it as ``NN_topic.new.ipynb`` with a message.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import editions  # noqa: E402
+
+from bertedu.utils import atomic_write_json, atomic_write_text  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+MANIFEST = ".manifest.json"
+
+
+def load_manifest(out: Path) -> dict[str, str]:
+    path = out / MANIFEST
+    if not path.exists():
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return dict(data.get("files", {}))
+    except (ValueError, AttributeError):
+        print(f"warning: {path} is damaged; every existing notebook is treated as your work", file=sys.stderr)
+        return {}
+
+
+def write_unless_changed(path: Path, text: str, manifest: dict[str, str]) -> str:
+    """Write ``text`` to ``path`` unless the file there is the student's. Returns what happened:
+    "new", "updated", "unchanged" or "kept" (the file holds the student's work and was not touched)."""
+    digest = editions.sha256(text)
+    if not path.exists():
+        atomic_write_text(path, text)
+        manifest[path.name] = digest
+        return "new"
+    current = editions.sha256(path.read_bytes())
+    if manifest.get(path.name) != current:
+        return "kept"
+    if current == digest:
+        return "unchanged"
+    atomic_write_text(path, text)
+    manifest[path.name] = digest
+    return "updated"
+
+
+def build(sources: list[Path], out: Path, *, quiet: bool = False) -> dict[str, str]:
+    """Build the student edition of ``sources`` into ``out``; returns ``{file name: what happened}``."""
+    out.mkdir(parents=True, exist_ok=True)
+    manifest = load_manifest(out)
+    report: dict[str, str] = {}
+    say = (lambda *a: None) if quiet else print
+    for source in sources:
+        nb = editions.read(source)
+        text = editions.notebook_text(editions.student_notebook(nb, source.name))
+        target = out / source.name
+        status = write_unless_changed(target, text, manifest)
+        if status == "kept":
+            ours = manifest.get(source.name)
+            if ours is not None and ours == editions.sha256(text):
+                status = "kept (no newer version)"
+            else:
+                newer = target.with_name(f"{target.stem}.new.ipynb")
+                done = write_unless_changed(newer, text, manifest)
+                status = (
+                    f"kept; new version in {newer.name}" if done != "kept" else "kept (and your .new copy)"
+                )
+                say(
+                    f"{out.name}/{target.name} holds your own work, so it was left as it is. The course's new "
+                    f"version is {out.name}/{newer.name}"
+                    + ("" if done != "kept" else " (which you changed too, so it was not refreshed either)")
+                    + f": open both and copy what you need, or delete {target.name} and run `make student` again."
+                )
+        report[source.name] = status
+    atomic_write_json(out / MANIFEST, {"format": 1, "files": dict(sorted(manifest.items()))})
+    counts = {}
+    for status in report.values():
+        counts[status.split(";")[0].split(" (")[0]] = counts.get(status.split(";")[0].split(" (")[0], 0) + 1
+    say(f"student edition in {out}/: " + ", ".join(f"{n} {s}" for s, n in sorted(counts.items())))
+    return report
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("notebooks", nargs="*", type=Path, help="default: notebooks/[0-9][0-9]_*.ipynb")
+    parser.add_argument("--out", type=Path, default=ROOT / "student", help="default: student/")
+    parser.add_argument("--lint", action="store_true", help="only list convention problems (exit 1 if any)")
+    args = parser.parse_args(argv)
+    sources = args.notebooks or sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+    missing = [str(p) for p in sources if not p.is_file()]
+    if missing:
+        print(f"error: not a notebook file: {', '.join(missing)}", file=sys.stderr)
+        return 2
+    if args.lint:
+        problems = [p for s in sources for p in editions.lint(editions.read(s), s.name)]
+        print("\n".join(problems) or "no problems")
+        return 1 if problems else 0
+    try:
+        build(sources, args.out)
+    except editions.EditionError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
