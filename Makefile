@@ -30,7 +30,7 @@ $(error TORCH_INDEX=$(TORCH_INDEX) is not understood: leave it unset for pip's u
 endif
 # The formatter and linter, pinned once (in pyproject.toml's dev extras): `make lint` installs only it.
 RUFF_PIN := $(shell grep -o '"ruff==[^"]*"' pyproject.toml | tr -d '"')
-PY_SOURCES := bertedu tests benchmarks tools data
+PY_SOURCES := bertedu tests benchmarks tools data notebooks/conftest.py
 # Notebooks to (re-)execute with `make notebooks`
 NB ?= $(sort $(wildcard notebooks/[0-9][0-9]_*.ipynb))
 
@@ -137,13 +137,14 @@ format: $(VENV)/.lint-installed
 
 unit: dev
 	@export BERTEDU_HOME=$$(mktemp -d); unset BERTEDU_LANG; \
-	$(PY) -m pytest tests -p no:cacheprovider; status=$$?; rm -rf "$$BERTEDU_HOME"; exit $$status
+	$(PY) -m pytest tests -n 2 --dist loadgroup -p no:cacheprovider; status=$$?; rm -rf "$$BERTEDU_HOME"; exit $$status
 
-# Strict nbval: every output is compared, except what notebooks/sanitize.cfg normalises.
+# Strict nbval: every output is compared, except what notebooks/sanitize.cfg normalises. Two notebooks at a time
+# (pytest-xdist; notebooks/conftest.py keeps each notebook, and 06-07-08, on one worker, in order).
 nbval: dev
 	@export BERTEDU_HOME=$$(mktemp -d); unset MPLBACKEND BERTEDU_LANG; \
 	$(PY) -m pytest --nbval notebooks --nbval-sanitize-with notebooks/sanitize.cfg \
-	    --nbval-cell-timeout=300 -p no:cacheprovider; status=$$?; rm -rf "$$BERTEDU_HOME"; exit $$status
+	    --nbval-cell-timeout=300 -n 2 --dist loadgroup -p no:cacheprovider; status=$$?; rm -rf "$$BERTEDU_HOME"; exit $$status
 
 test: lint unit nbval
 

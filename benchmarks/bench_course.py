@@ -1,20 +1,33 @@
-"""Course run time: every notebook executed headless with nbclient, seconds each and in total."""
+"""Course run time: every notebook executed headless with nbclient, seconds each and in total.
+
+Three measurements (issues 10, 19 and 20): the English notebooks on the machine as it is (*idle*, repeated);
+the Chinese edition (``notebooks/zh/``) once; and the English notebooks once more beside one
+``while True: pass`` process (*loaded*), so that each notebook's loaded / idle ratio shows what a busy
+machine costs. Target: the whole course beside a busy core takes at most twice its idle time.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import nbformat
 from common import ROOT, Summary
 from nbclient import NotebookClient
 
+HOG = "while True: pass"
+LOADED_LIMIT = 2.0  # issue 20: beside one busy process, at most twice the idle time
 
-def notebooks() -> list[Path]:
-    return sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+
+def notebooks(folder: str = "notebooks") -> list[Path]:
+    return sorted((ROOT / folder).glob("[0-9][0-9]_*.ipynb"))
 
 
 def run_notebook(path: Path) -> float:
@@ -39,17 +52,48 @@ def run_notebook(path: Path) -> float:
             os.environ["BERTEDU_HOME"] = env_before
 
 
-def measure(repeats: int) -> dict:
-    per_notebook: dict[str, list[float]] = {p.name: [] for p in notebooks()}
-    totals: list[float] = []
-    for _ in range(repeats):
-        total = 0.0
-        for path in notebooks():
-            seconds = run_notebook(path)
-            per_notebook[path.name].append(seconds)
-            total += seconds
-        totals.append(total)
-    return {
+@contextlib.contextmanager
+def cpu_hog() -> Iterator[None]:
+    """One process keeping one core busy for the duration of the block."""
+    hog = subprocess.Popen([sys.executable, "-c", HOG])
+    try:
+        yield
+    finally:
+        hog.kill()
+        hog.wait()
+
+
+def _run_all(paths: list[Path], times: dict[str, list[float]]) -> float:
+    total = 0.0
+    for path in paths:
+        seconds = run_notebook(path)
+        times.setdefault(path.name, []).append(seconds)
+        total += seconds
+    return total
+
+
+def measure(repeats: int, *, chinese: bool = True, loaded: bool = True) -> dict:
+    english = notebooks()
+    per_notebook: dict[str, list[float]] = {}
+    totals = [_run_all(english, per_notebook) for _ in range(repeats)]
+    result = {
         "notebooks": {name: Summary(vals, "s") for name, vals in per_notebook.items()},
         "total": Summary(totals, "s"),
     }
+    if chinese:
+        zh: dict[str, list[float]] = {}
+        result["zh_total"] = Summary([_run_all(notebooks("notebooks/zh"), zh)], "s")
+        result["zh_notebooks"] = {name: Summary(vals, "s") for name, vals in zh.items()}
+    if loaded:
+        busy: dict[str, list[float]] = {}
+        with cpu_hog():
+            result["loaded_total"] = Summary([_run_all(english, busy)], "s")
+        result["loaded_notebooks"] = {name: Summary(vals, "s") for name, vals in busy.items()}
+    return result
+
+
+def loaded_ratio(course: dict) -> float | None:
+    """Whole course beside a busy core / its idle median (``None`` if not measured)."""
+    if "loaded_total" not in course:
+        return None
+    return course["loaded_total"].median / course["total"].median

@@ -29,8 +29,8 @@ HEADING = "## 6. Robustness: beside a busy core, and over seeds and thread count
 HOG = "while True: pass"
 LOADED_LIMIT = 2.0  # issue 20: beside one busy process, at most twice the idle time
 METRICS = {"mlm_top1": "masked-word top-1", "mlm_top5": "masked-word top-5", "nsp_accuracy": "NSP accuracy"}
-# What notebook 06 asserted when this benchmark was written (benchmarks/bench_quality.py's targets).
-CURRENT_ASSERTS = {"mlm_top1": 0.6, "mlm_top5": 0.9, "nsp_accuracy": 0.85}
+# What notebook 06 asserts (its cell "fa0b28a5"; tests/test_bench_robustness.py keeps the two equal).
+CURRENT_ASSERTS = {"mlm_top1": 0.75, "mlm_top5": 0.9, "nsp_accuracy": 0.75}
 MARGIN = 0.05  # a proposed threshold lies at least this far below the lowest score measured
 
 

@@ -45,7 +45,7 @@ def scaled_dot_product_attention(
         )
     d_k = query.size(-1)
     # Dividing by √d_k, written as a product with 1/√d_k: the same number, and the same floating-point
-    # steps as transformers, so both libraries agree bit for bit.
+    # steps as transformers' eager attention (tests/test_hf_parity.py: equal up to float rounding).
     scores = query @ key.transpose(-2, -1) * (1.0 / math.sqrt(d_k))  # (..., T_q, T_k)
     if attention_mask is not None:
         # The most negative float (not -inf): exp() of it is exactly 0, and a row with no allowed key

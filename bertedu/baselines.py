@@ -19,7 +19,7 @@ rule a student could write in five lines gets on the same items:
   really depends on both sentences leaves the last one at chance. :func:`sentence_baselines` and
   :func:`pair_baselines` return all of them for a task.
 
-Everything here is plain Python (no torch), deterministic (ties are broken alphabetically), and takes
+Everything here is plain Python over plain lists (the scores come from :mod:`bertedu.metrics`), deterministic (ties are broken alphabetically), and takes
 plain lists, so the baselines do not depend on how the model code is organised. Words are the
 lower-case, space-separated words of the course's files (:func:`words`).
 
@@ -34,6 +34,8 @@ import os
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+
+from bertedu.metrics import macro_f1
 
 #: Function words of the course vocabulary: determiners, prepositions, conjunctions, pronouns, question
 #: words, auxiliaries and a few adverbs. Every other word is a *content word*.
@@ -318,6 +320,20 @@ def majority_accuracy(train_labels: Sequence[str], test_labels: Sequence[str]) -
     """Accuracy on ``test_labels`` of always answering the most frequent training label: the floor every
     classifier must beat (0.5 on a balanced task). Notebook 07."""
     return accuracy([majority_label(train_labels)] * len(test_labels), list(test_labels))
+
+
+def most_frequent_tag_scores(train, test) -> dict[str, float]:
+    """The tagging baseline (notebooks 07 and 10): each word gets the tag it has most often in training (unknown words: the most
+    frequent tag). ``train``, ``test``: lists of ``TaggingExample``. Test ``{"token_accuracy", "macro_f1"}``."""
+    counts: dict[str, Counter] = defaultdict(Counter)
+    for example in train:
+        for word, tag in zip(example.words, example.tags):
+            counts[word][tag] += 1
+    overall = Counter(tag for example in train for tag in example.tags).most_common(1)[0][0]
+    guess = {w: min(c, key=lambda t: (-c[t], t)) for w, c in counts.items()}
+    predicted = [guess.get(w, overall) for example in test for w in example.words]
+    gold = [t for example in test for t in example.tags]
+    return {"token_accuracy": accuracy(predicted, gold), "macro_f1": macro_f1(predicted, gold)}
 
 
 class NaiveBayes:

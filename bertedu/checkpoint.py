@@ -319,7 +319,7 @@ class TrainingInterrupted(KeyboardInterrupt):
             saved = f"A checkpoint is saved in {run.output_dir}. " + (
                 resume_hint
                 or f"Resume it with pretrain(config, {str(run.output_dir)!r}, resume=True), or from a terminal "
-                f"with python -m bertedu.pretrain --output {run.output_dir} --resume."
+                f"with the course's Python: .venv/bin/python -m bertedu.pretrain --output {run.output_dir} --resume."
             )
         super().__init__(f"Pretraining was {cause} at step {run.step}/{total_steps}. {saved}")
 

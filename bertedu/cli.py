@@ -32,6 +32,7 @@ from bertedu.course import course_config
 from bertedu.distributed import ProcessGroupError
 from bertedu.optim import TrainingDivergedError
 from bertedu.pretrain import PretrainingConfig, TrainingInterrupted, pretrain
+from bertedu.shards import is_shard_folder
 from bertedu.utils import real_target, resolve_path
 
 
@@ -100,7 +101,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--corpus",
-        help="text file: one sentence per line, a blank line between documents (required unless --resume)",
+        help="text file: one sentence per line, a blank line between documents, or a folder of tokenized "
+        "shards (python -m bertedu.shards) for a corpus larger than memory (required unless --resume)",
     )
     parser.add_argument(
         "--output", required=True, help="checkpoint folder to create (or to continue with --resume)"
@@ -268,6 +270,8 @@ def _config_from_args(args: argparse.Namespace, output: Path) -> PretrainingConf
 
 def _check_input_file(name: str, kind: str) -> None:
     path = resolve_path(name)
+    if kind == "corpus" and is_shard_folder(path):  # tokenized shards (python -m bertedu.shards)
+        return
     if path.is_dir():
         raise ValueError(
             f"{kind} file {name} is a folder, not a file; give the text file itself "
@@ -305,7 +309,7 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of ``python -m bertedu.pretrain``; returns the exit status."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    output = Path(args.output)
+    output = Path(args.output) if args.output else args.output  # "" stays "": real_target names it
     logging.basicConfig(level=logging.WARNING, format="%(message)s")
     main_process = os.environ.get("RANK", "0") == "0"  # under torchrun, process 0 does the talking
     try:

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from bertedu.utils import atomic_write_text
-from bertedu.validation import require_int, require_probability
+from bertedu.validation import require_int, require_number, require_probability
 
 # The paper's model sizes (L layers / H hidden / A heads); the feed-forward size is always 4H.
 # tiny..medium are the compact models of Turc et al. (2019); base and large are the paper's.
@@ -148,8 +148,13 @@ class BertConfig:
             require_probability(f"BertConfig.{name}", getattr(self, name))
         if self.classifier_dropout is not None:
             require_probability("BertConfig.classifier_dropout (or None)", self.classifier_dropout)
-        if not self.initializer_range > 0:
-            raise ValueError(f"initializer_range must be positive, got {self.initializer_range!r}.")
+        require_number(
+            "BertConfig.initializer_range",
+            self.initializer_range,
+            low_inclusive=False,
+            high_inclusive=False,
+            example="0.02",
+        )
         if not self.layer_norm_eps > 0:
             raise ValueError(
                 f"layer_norm_eps must be positive (BERT uses 1e-12), got {self.layer_norm_eps!r}."

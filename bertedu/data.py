@@ -36,7 +36,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from bertedu.masking import _check_probabilities, mask_tokens
+from bertedu.masking import check_probabilities, mask_tokens
 from bertedu.validation import require_int
 
 IS_NEXT, NOT_NEXT = 0, 1  # Hugging Face's convention for next_sentence_label
@@ -415,7 +415,7 @@ class PretrainingCollator:
         pad_to_multiple_of: int | None = None,
         generator: torch.Generator | None = None,
     ):
-        _check_probabilities(mlm_probability, mask_replace_prob, random_replace_prob, selection)
+        check_probabilities(mlm_probability, mask_replace_prob, random_replace_prob, selection)
         require_int("pad_to_multiple_of", pad_to_multiple_of, 1, none_ok=True)
         self.tokenizer = tokenizer
         self.masking = {

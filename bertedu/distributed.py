@@ -152,8 +152,11 @@ class DistributedContext:
         parts = self.world_size * grad_accum
         if batch_size % parts:
             fits = [k for k in range(1, batch_size + 1) if batch_size % (self.world_size * k) == 0]
+            near = (
+                min(fits, key=lambda k: (k < grad_accum, abs(k - grad_accum))) if fits else None
+            )  # >= first
             hint = (
-                f"use --grad-accum {fits[0]}" if fits else "use a number of processes that divides it"
+                f"use --grad-accum {near}" if fits else "use a number of processes that divides it"
             ) + " (or a batch size that is a multiple of the parts)"
             raise ValueError(
                 f"batch_size={batch_size} is the global batch (all processes, all accumulation steps) and "

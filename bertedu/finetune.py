@@ -149,7 +149,7 @@ def build_task_model(
 
     - a :class:`BertConfig`: every weight random (the *from-scratch* control);
     - a bertedu model (e.g. notebook 06's ``BertForPreTraining``): its encoder weights are copied;
-    - a Hugging Face-format directory (``config.json`` + weights), e.g. ``bertedu.pretrained.minilm_dir()``.
+    - a Hugging Face-format directory (``config.json`` + weights), e.g. ``bertedu.minilm.minilm_dir()``.
 
     With ``quiet=True`` the expected "head starts from random initialisation" warning is not logged, but
     an encoder weight missing from ``source`` is a ``ValueError``. The model is returned in train mode.

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import copy
 import json
+import numbers
 import os
 import unicodedata
 from collections.abc import Iterable, Sequence
@@ -35,6 +36,7 @@ import torch
 
 from bertedu.losses import IGNORE_INDEX
 from bertedu.utils import data_path
+from bertedu.validation import require_int
 
 SEQUENCE_CLASSIFICATION = "sentence_classification"
 SENTENCE_PAIR_CLASSIFICATION = "sentence_pair_classification"  # the paper's MNLI / QQP shape
@@ -508,6 +510,12 @@ class TaskDataset(torch.utils.data.Dataset):
         indices = list(indices)
         if not indices:
             raise ValueError("A subset needs at least one index: the dataset would be empty.")
+        bad = [i for i in indices if not isinstance(i, numbers.Integral) or not -len(self) <= i < len(self)]
+        if bad:
+            raise ValueError(
+                f"subset indices must be whole numbers in 0..{len(self) - 1} (the dataset has {len(self)} "
+                f"examples), got {bad[:5]}."
+            )
         new = copy.copy(self)
         new.examples = [self.examples[i] for i in indices]
         new.features = [self.features[i] for i in indices]
@@ -537,6 +545,7 @@ class TaskDataset(torch.utils.data.Dataset):
 
     def batches(self, batch_size: int, *, shuffle: bool = False, generator: torch.Generator | None = None):
         """Yield ``(indices, batch)`` pairs over the dataset (in order, or shuffled with ``generator``)."""
+        require_int("batch_size", batch_size, 1)
         order = torch.randperm(len(self), generator=generator).tolist() if shuffle else list(range(len(self)))
         for start in range(0, len(order), batch_size):
             idx = order[start : start + batch_size]

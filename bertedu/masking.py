@@ -260,7 +260,7 @@ def _checked_setup(
             f"{type(input_ids).__name__} {getattr(input_ids, 'dtype', '')} "
             f"{tuple(getattr(input_ids, 'shape', ()))}; use torch.tensor(ids, dtype=torch.long)."
         )
-    _check_probabilities(mlm_probability, mask_replace_prob, random_replace_prob, selection)
+    check_probabilities(mlm_probability, mask_replace_prob, random_replace_prob, selection)
     if generator is not None and not isinstance(generator, torch.Generator):
         raise ValueError(
             f"generator must be a torch.Generator or None (the global random state), got "
@@ -285,8 +285,9 @@ def _checked_setup(
     return mask_token_id, vocab_size, special, replacements, word_ids
 
 
-def _check_probabilities(mlm_probability, mask_replace_prob, random_replace_prob, selection) -> None:
-    """Raise a ValueError naming the bad masking parameter (shared with ``bertedu.data``'s collator)."""
+def check_probabilities(mlm_probability, mask_replace_prob, random_replace_prob, selection) -> None:
+    """Raise a ValueError naming the bad masking parameter (shared with ``bertedu.data``'s collator and
+    ``bertedu.pretrain.PretrainingConfig``). Introduced in notebook 03."""
     for name, p in [
         ("mlm_probability", mlm_probability),
         ("mask_replace_prob", mask_replace_prob),

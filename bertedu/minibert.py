@@ -1,7 +1,7 @@
 """A one-layer "MiniBert": the model of the blog post the course grew from, as a baseline to beat.
 
 The post (Guo Hongtao, 2026, "从零开始训练简易版 BERT", *Training a simple BERT from scratch*; one of the
-course's source documents, "seed 002") computes self-attention by hand and then trains this model on the
+course's source documents) computes self-attention by hand and then trains this model on the
 sentences that ``data/simple_sentences.txt`` extends.
 
 What it has: a token-embedding table E (d = 128), *one* self-attention (W_Q, W_K, W_V; a single head),
@@ -32,6 +32,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from bertedu.attention import build_key_mask, scaled_dot_product_attention
+from bertedu.losses import IGNORE_INDEX
 
 
 @dataclass
@@ -50,7 +51,7 @@ class MiniBert(nn.Module):
     ``forward(input_ids (B, T), attention_mask (B, T) = None, token_type_ids = None (ignored), labels = None)``.
     With ``labels`` the vocabulary scores are computed only at the labelled positions (``(N, V)``, the order
     of ``labels[labels != -100]``), as ``BertForPreTraining``'s fast path: the same loss, less work.
-    Sentences go in without [CLS]/[SEP] (``uses_special_tokens = False`` tells ``bertedu.evaluation``).
+    Sentences go in without [CLS]/[SEP] (``uses_special_tokens = False`` tells ``bertedu.probes``).
     Parameters are initialised as in the post: N(0, 1) · 0.01. Introduced in notebook 06.
     """
 
@@ -90,7 +91,7 @@ class MiniBert(nn.Module):
         Z = self.layer_norm(self.dropout(Z) + X)  # residual + LayerNorm
         loss = None
         if labels is not None:  # fast path: only the labelled positions need vocabulary scores
-            selected = labels != -100  # (B, T)
+            selected = labels != IGNORE_INDEX  # (B, T)
             Z, labels = Z[selected], labels[selected]  # (N, d), (N,)
         Z_refined = F.gelu(Z @ self.W_dense + self.b_dense)  # (B, T, d) or (N, d)
         logits = Z_refined @ self.E.T + self.b_vocab  # (B, T, V) or (N, V), weight tying with E
@@ -110,7 +111,7 @@ def mask_one_word(
     lengths = attention_mask.sum(dim=1)  # (B,)
     position = (torch.rand(len(lengths), generator=generator) * lengths).long()  # (B,) in [0, length)
     rows = torch.arange(len(lengths))
-    labels = torch.full_like(input_ids, -100)
+    labels = torch.full_like(input_ids, IGNORE_INDEX)
     labels[rows, position] = input_ids[rows, position]
     masked = input_ids.clone()
     masked[rows, position] = mask_token_id
@@ -163,7 +164,7 @@ def train_minibert(
         out.loss.backward()
         optimizer.step()
         losses += out.loss.item()
-        targets = labels[labels != -100]  # (N,) in the order of the fast path's logits
+        targets = labels[labels != IGNORE_INDEX]  # (N,) in the order of the fast path's logits
         correct += int((out.prediction_logits.argmax(-1) == targets).sum())
         total += targets.numel()
         if (step + 1) % log_every == 0 or step + 1 == steps:

@@ -38,7 +38,7 @@ from bertedu.outputs import (
     SequenceClassifierOutput,
     TokenClassifierOutput,
 )
-from bertedu.validation import check_inputs, check_labels
+from bertedu.validation import check_inputs, check_labels, check_targets
 
 # ----------------------------------------------------------------------------------------------------------
 # Shared by every model: BERT's initialisation, tying, and the Hugging Face save/load entry points.
@@ -314,14 +314,7 @@ class BertForSequenceClassification(BertPreTrainedModel):
         if labels is not None:
             B = input_ids.size(0)
             if self.num_labels == 1:
-                if (
-                    not isinstance(labels, torch.Tensor)
-                    or not labels.is_floating_point()
-                    or labels.numel() != B
-                ):
-                    raise ValueError(
-                        "With num_labels=1 (regression) labels must be a float tensor of shape (B,)."
-                    )
+                check_targets("labels", labels, B)
                 loss = F.mse_loss(logits.view(-1), labels.view(-1).to(logits.dtype))
             else:
                 check_labels("labels", labels, (B,), self.num_labels)

@@ -68,12 +68,16 @@ def warn_if_diverged(
         if start == chance
         else f"{first:.3f}, the mean over the first {train[0]['step']} steps"
     )
+    clipping = (
+        f" and gradient clipping (max_grad_norm=1.0, now {max_grad_norm:g})"
+        if not 0 < max_grad_norm <= 1.0
+        else ""  # already clipped as BERT does: nothing to suggest there
+    )
     warnings.warn(
         f"Training diverged: the loss ended at {train[-1]['loss']:.3f}, {train[-1]['loss'] / start:.1f} times "
         f"where it started ({where}), so the model is worse than at the start. Try a lower learning rate "
-        f"(now {learning_rate:g}; e.g. a tenth of it), a longer warm-up (now {warmup_steps} "
-        f"steps) and gradient clipping (max_grad_norm=1.0, now {max_grad_norm:g}); plot the loss with "
-        "bertedu.viz.plot_loss_curves(run.history).",
+        f"(now {learning_rate:g}; e.g. a tenth of it), a longer warm-up (now {warmup_steps} steps)"
+        f"{clipping}; plot the loss with bertedu.viz.plot_loss_curves(run.history).",
         TrainingDivergenceWarning,
         stacklevel=3,
     )

@@ -29,6 +29,8 @@ masked positions (``BertForPreTraining``'s ``mlm_logits_at_labels_only``), the f
 ``attn_implementation="sdpa"``, and batches of similar lengths (:func:`bertedu.data.bucketed_batches`). The
 model returned and saved always uses the explicit attention of notebook 01.
 
+Beyond notebook 06 (docs/scaling.md): several processes under ``torchrun``, gradient accumulation and GPUs
+(:mod:`bertedu.distributed`), and corpora larger than memory (:mod:`bertedu.shards`, a folder as ``corpus``).
 The command line ``python -m bertedu.pretrain`` is in :mod:`bertedu.cli`; notebook 06's recipe is
 :func:`bertedu.course.course_config`. Introduced in notebook 06.
 """
@@ -68,7 +70,7 @@ from bertedu.config import (
 from bertedu.data import PretrainingCollator, PretrainingDataset, bucketed_batches, read_corpus
 from bertedu.distributed import DistributedContext, cpu_threads, processes, train_step_parallel
 from bertedu.losses import IGNORE_INDEX
-from bertedu.masking import _check_probabilities
+from bertedu.masking import check_probabilities
 from bertedu.model import BertForPreTraining
 from bertedu.optim import (  # the divergence warning lives there; importable from here as before
     DIVERGENCE_RATIO,  # noqa: F401
@@ -79,6 +81,7 @@ from bertedu.optim import (  # the divergence warning lives there; importable fr
 )
 from bertedu.optim import divergence_message as _divergence_message
 from bertedu.probes import evaluate_pretraining, load_masked_word_items, load_nsp_items
+from bertedu.shards import ShardedCorpus, is_shard_folder
 from bertedu.tokenizer import BertTokenizer, train_tokenizer
 from bertedu.utils import file_sha256, resolve_path
 from bertedu.validation import require_int, require_number, require_probability
@@ -173,7 +176,7 @@ class PretrainingConfig:
 
     def _validate_ablation_switches(self) -> None:
         """The settings of notebook 10's ablations (``ValueError`` with what to change)."""
-        _check_probabilities(self.mlm_probability, self.mask_replace_prob, self.random_replace_prob, "exact")
+        check_probabilities(self.mlm_probability, self.mask_replace_prob, self.random_replace_prob, "exact")
         for name, allowed in (
             ("objective", OBJECTIVES),
             ("position_embedding_type", POSITION_EMBEDDING_TYPES),
@@ -387,8 +390,8 @@ def pretrain(
     demonstrate and test resuming. ``grad_accum``: run each batch as this many micro-batches, adding up their
     gradients (less memory, the same step). ``device``: ``"cpu"`` (notebook 06), ``"cuda"``, or ``"auto"`` (a
     GPU if there is one). Under ``torchrun`` the processes share each batch (:mod:`bertedu.distributed`,
-    beyond notebook 06); the result equals one process's to float rounding, whatever the processes and
-    ``grad_accum``, so a run may resume with others (``config.batch_size`` is the global batch).
+    beyond notebook 06); the result equals one process's to float rounding, whatever the number of processes
+    and ``grad_accum`` (``config.batch_size`` is the global batch), so a run may resume with other ones.
 
     ``output_dir`` is checked before training (:func:`~bertedu.checkpoint.check_output_dir`). Raises
     ``TrainingInterrupted`` after saving if a signal stops the run, ``TrainingDivergedError`` if the loss or
@@ -413,10 +416,15 @@ def pretrain(
 
 def _pretrain(ctx: DistributedContext, config, output_dir, resume, progress, stop_after, grad_accum):
     """:func:`pretrain`'s body, in process ``ctx.rank`` of ``ctx.world_size``."""
-
     corpus_path = resolve_path(config.corpus)
-    documents = read_corpus(corpus_path)
-    corpus_sha = file_sha256(corpus_path)
+    shards = ShardedCorpus(corpus_path) if is_shard_folder(corpus_path) else None  # larger than memory
+    documents = read_corpus(corpus_path) if shards is None else None
+    corpus_sha = file_sha256(corpus_path) if shards is None else shards.corpus_sha256
+    if shards is not None and config.vocab_size not in (None, shards.tokenizer.vocab_size):
+        raise ValueError(
+            f"vocab_size={config.vocab_size}, but the shards in {config.corpus} hold ids of a vocabulary of "
+            f"{shards.tokenizer.vocab_size}: leave vocab_size out, or write the shards with another vocabulary."
+        )
     mlm_items, nsp_items = load_eval_items(config)
 
     checkpoint = None
@@ -433,7 +441,7 @@ def _pretrain(ctx: DistributedContext, config, output_dir, resume, progress, sto
         )
         tokenizer = checkpoint.tokenizer
     else:
-        tokenizer = train_tokenizer(documents, config.vocab_size)
+        tokenizer = train_tokenizer(documents, config.vocab_size) if shards is None else shards.tokenizer
 
     bert_config = model_config(config, tokenizer.vocab_size)
     torch.manual_seed(config.seed)  # the initial weights depend on the seed only
@@ -468,19 +476,19 @@ def _pretrain(ctx: DistributedContext, config, output_dir, resume, progress, sto
             output_dir=output_dir,
         )
 
-    dataset = PretrainingDataset(
-        documents,
-        tokenizer,
-        max_length=config.max_length,
-        max_sentences=config.max_sentences,
-        seed=config.seed,
-    )
     collator = PretrainingCollator(
         tokenizer,
         mlm_probability=config.mlm_probability,
         mask_replace_prob=config.mask_replace_prob,
         random_replace_prob=config.random_replace_prob,
     )
+    size = dict(max_length=config.max_length, max_sentences=config.max_sentences)
+    buckets = dict(start_step=start, bucket_batches=config.bucket_batches)  # batch `start` comes next
+    if shards is not None:  # tokenized shards on disk (bertedu.shards), streamed
+        batches = shards.batches(collator, config.batch_size, seed=config.seed, **size, **buckets)
+    else:
+        dataset = PretrainingDataset(documents, tokenizer, seed=config.seed, **size)
+        batches = bucketed_batches(dataset, collator, config.batch_size, **buckets)
     end = config.steps if stop_after is None else min(config.steps, stop_after)
     params = [p for p in model.parameters() if p.requires_grad]
 
@@ -520,9 +528,6 @@ def _pretrain(ctx: DistributedContext, config, output_dir, resume, progress, sto
     with StopOnSignal() as flag, cpu_threads(config.num_threads):
         stopping = (lambda: ctx.stop_agreed) if in_parts else (lambda: flag.stop)  # processes agree on it
         try:
-            batches = bucketed_batches(
-                dataset, collator, config.batch_size, start_step=start, bucket_batches=config.bucket_batches
-            )
             while step < end and not stopping():
                 _, batch = next(batches)
                 batch = objective_batch(batch, config)  # BERT's batch unless an ablation says otherwise

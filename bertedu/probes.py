@@ -7,20 +7,20 @@ training corpus but not copied from it:
   every acceptable word separated by ``|`` (``the cat drinks [MASK]`` -> ``milk``).
 - ``nsp_eval.tsv``: ``sentence_a<TAB>sentence_b<TAB>label`` with label ``IsNext`` / ``NotNext`` (or
   Hugging Face's ``0`` / ``1``).
-- ``probes.tsv``: seed 002's three probe sentences, in the format of ``mlm_eval.tsv`` plus a ``note``
-  column (what seed 002's model predicted), which the loader ignores.
+- ``probes.tsv``: the blog post's three probe sentences, in the format of ``mlm_eval.tsv`` plus a ``note``
+  column (what the blog post's model predicted), which the loader ignores.
 
 How a masked word is scored. The answer is a whole word, so the candidates are the whole-word tokens of
 the vocabulary: every token except the special ones (``[PAD] [UNK] [CLS] [SEP] [MASK]``) and the ``##``
 continuation pieces. An item counts as top-k correct if one of its answers is among the k most probable
 candidates. Probabilities are the model's softmax over the *whole* vocabulary (so they are the model's
 real beliefs), only the ranking skips the non-candidates. Every answer must be a single token of the
-tokenizer; the course vocabulary (``bertedu.pretrain.course_tokenizer``) keeps every corpus word whole,
+tokenizer; the course vocabulary (``bertedu.course.course_tokenizer``) keeps every corpus word whole,
 and an answer the tokenizer would split raises a ``ValueError`` naming it instead of being scored silently.
 
 Works for any masked-LM that maps ``model(input_ids, attention_mask, token_type_ids)`` to an output with
-``prediction_logits (B, T, V)``: ``bertedu.model.BertForPreTraining`` and the seed-002 baseline
-(``bertedu.baseline.MiniBert``, which reads sentences without ``[CLS]``/``[SEP]``; it says so with
+``prediction_logits (B, T, V)``: ``bertedu.model.BertForPreTraining`` and the blog post's one-layer baseline
+(``bertedu.minibert.MiniBert``, which reads sentences without ``[CLS]``/``[SEP]``; it says so with
 ``uses_special_tokens = False``). Models are put in eval mode (dropout off) while they are measured.
 
 Introduced in notebook 06.
@@ -222,7 +222,7 @@ def _answer_ids(tokenizer, item: MaskedWordItem) -> list[int]:
             raise ValueError(
                 f"The answer {answer!r} of {item.sentence!r} is {pieces} for this tokenizer, not one whole-word "
                 "token, so no single prediction can match it. Use a vocabulary that keeps every word whole "
-                "(bertedu.pretrain.course_tokenizer) or change the item."
+                "(bertedu.course.course_tokenizer) or change the item."
             )
         ids.append(tokenizer.convert_tokens_to_ids(pieces[0]))
     return ids

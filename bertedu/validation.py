@@ -82,6 +82,16 @@ def _on_cpu(tensor: torch.Tensor) -> bool:
     return tensor.device.type == "cpu" and not torch.compiler.is_compiling()
 
 
+def check_targets(name: str, targets: Any, size: int) -> None:
+    """Regression ``targets``: a float tensor of ``size`` values, all finite (a NaN target makes the loss NaN)."""
+    if not isinstance(targets, torch.Tensor) or not targets.is_floating_point() or targets.numel() != size:
+        raise ValueError(f"With num_labels=1 (regression) {name} must be a float tensor of shape ({size},).")
+    if _on_cpu(targets) and not bool(torch.isfinite(targets).all()):
+        raise ValueError(
+            f"{name} holds NaN or infinite values: a regression loss on them is NaN. Drop or fix those examples."
+        )
+
+
 def check_ids(name: str, ids: Any, upper: int, what: str, shape: torch.Size | None = None) -> None:
     """``ids`` must be an integer tensor (of ``shape`` if given) with values in ``[0, upper)``."""
     if not isinstance(ids, torch.Tensor):

@@ -6,11 +6,32 @@ loop, checkpoints, the course helpers and the command line run real training, no
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import pytest
 
 from bertedu.config import PRESETS, BertConfig
 from bertedu.pretrain import PretrainingConfig
 from bertedu.tokenizer import SPECIAL_TOKENS, BertTokenizer
+
+# `make unit` runs the tests in two processes (pytest-xdist, -n 2 --dist loadgroup). Each worker keeps its
+# quiz progress in its own folder, so that no test sees another worker's answers.
+if os.environ.get("PYTEST_XDIST_WORKER") and os.environ.get("BERTEDU_HOME"):
+    _home = Path(os.environ["BERTEDU_HOME"]) / os.environ["PYTEST_XDIST_WORKER"]
+    _home.mkdir(parents=True, exist_ok=True)
+    os.environ["BERTEDU_HOME"] = str(_home)
+
+
+def pytest_collection_modifyitems(config, items):
+    """Groups for pytest-xdist's ``--dist loadgroup``: the tests that execute whole course notebooks share
+    ``runs/mini-bert/`` (notebook 06 writes it, 07 and 08 read it), so they run one after the other, in
+    order, on one worker; the real-browser tests share one worker too (each starts JupyterLab)."""
+    for item in items:
+        if "browser" in item.path.parts:
+            item.add_marker(pytest.mark.xdist_group("browser"))
+        elif item.path.name == "test_student_edition.py" and "runs_and_says" in item.name:
+            item.add_marker(pytest.mark.xdist_group("course-notebooks"))
 
 
 @pytest.fixture(scope="session")

@@ -25,11 +25,11 @@ from bertedu.ablations import (
     direction,
     frozen_feature_probe,
     masked_word_scores,
-    most_frequent_tag_scores,
     paper_comparison,
     paper_direction,
     summarise,
 )
+from bertedu.baselines import most_frequent_tag_scores
 from bertedu.config import BertConfig
 from bertedu.course import course_config, course_tokenizer
 from bertedu.finetune_data import TOKEN_CLASSIFICATION, TaggingExample, make_task_datasets
@@ -302,6 +302,9 @@ def test_summarise_gives_min_median_max_and_paired_differences():
     assert pair["delta"]["values"] == pytest.approx([-0.10, -0.05, 0.02])  # seed by seed, not medians
     assert summary["bert"]["pair"]["delta"] is None and "nsp" not in summary["ltr"]
     assert direction(pair["delta"]) == "unclear" and direction(summary["ltr"]["sentence"]["delta"]) == "down"
+    # every seed agrees, but by less than a point (less than one test item): not a direction
+    small = {"min": 0.002, "median": 0.005, "max": 0.009}
+    assert direction(small) == "unclear" and direction(small, tolerance=0.0) == "up"
     assert (
         paper_direction(-2.3) == "down" and paper_direction(0.1) == "unclear" and paper_direction(0.5) == "up"
     )

@@ -66,15 +66,18 @@ def test_a_proposed_threshold_lies_well_below_the_lowest_run(values, expected):
     assert bench_robustness.propose_threshold(values) == pytest.approx(expected)
 
 
-def test_the_section_reports_every_run_and_flags_an_assert_at_the_edge():
+def test_the_section_reports_every_run_and_flags_an_assert_at_the_edge(monkeypatch):
     text = "\n".join(bench_robustness.section(fake()))
     assert text.startswith(bench_robustness.HEADING)
     assert text.count("| 0 | 1 |") == 1 and text.count("| 1 | 2 |") == 1  # one row per seed and thread
+    assert "| NSP accuracy | 0.850 / 0.875 / 0.900 | ≥ 0.75 | yes | ≥ 0.80 |" in text
+    assert "| 1 (the recipe) | 1000 |" in text and "✅ met" in text
+    assert bench_robustness.missed(fake()) == []
+    monkeypatch.setitem(bench_robustness.CURRENT_ASSERTS, "nsp_accuracy", 0.85)  # an assert at the lowest run
+    text = "\n".join(bench_robustness.section(fake()))
     assert (
         "| NSP accuracy | 0.850 / 0.875 / 0.900 | ≥ 0.85 | no: +0.000 from the lowest run | ≥ 0.80 |" in text
     )
-    assert "| 1 (the recipe) | 1000 |" in text and "✅ met" in text
-    assert bench_robustness.missed(fake()) == []
 
 
 def test_a_slow_loaded_run_is_a_missed_target():
@@ -91,3 +94,21 @@ def test_merge_replaces_only_its_own_section():
     report = merged.replace("## 6. Robustness: x", bench_robustness.HEADING) + "\n## 7. Later\n\nkept\n"
     merged = bench_robustness.merge(report, [bench_robustness.HEADING, "", "second"])
     assert "second" in merged and "first" not in merged and "## 7. Later\n\nkept" in merged
+
+
+def test_current_asserts_are_notebook_06s():
+    """The report compares the measured spread with what notebook 06 really asserts."""
+    import json
+    import re
+
+    nb = json.loads(
+        (Path(__file__).resolve().parents[1] / "notebooks" / "06_mini_pretraining.ipynb").read_text()
+    )
+    cell = next(c for c in nb["cells"] if c.get("id") == "fa0b28a5")
+    source = "".join(cell["source"])
+    found = {
+        "mlm_top1": re.search(r'mlm\["top1"\] >= ([\d.]+)', source),
+        "mlm_top5": re.search(r'mlm\["top5"\] >= ([\d.]+)', source),
+        "nsp_accuracy": re.search(r'nsp\["accuracy"\] >= ([\d.]+)', source),
+    }
+    assert {k: float(m.group(1)) for k, m in found.items() if m} == bench_robustness.CURRENT_ASSERTS

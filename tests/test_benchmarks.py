@@ -143,6 +143,28 @@ def test_readme_quotes_the_committed_results():
         "run: python benchmarks/run_all.py --readme-only"
     )
     assert "(benchmarks/RESULTS.md)" in block and "ratio" in block
+    assert run_all.render_readme(readme, results) == readme, (
+        "the course map's times differ from benchmarks/results.json: run python benchmarks/run_all.py --readme-only"
+    )
+
+
+def test_the_course_map_times_come_from_the_results():
+    import run_all
+
+    readme = run_all.README.read_text(encoding="utf-8")
+    results = {
+        "machine": {"cpu": "Some CPU", "cores": 2},
+        "course": {
+            "notebooks": {
+                p.name: Summary([10.0 + int(p.name[:2])], "s")
+                for p in sorted((run_all.ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+            },
+            "total": Summary([321.0], "s"),
+        },
+    }
+    text = run_all.course_map_times(readme, results)
+    assert "| ~16 s |" in text.split("06_mini_pretraining.ipynb)", 1)[1].split("\n", 1)[0]
+    assert "on Some CPU (2 cores, PyTorch's CPU build)" in text and "took 321 s there" in text
 
 
 def test_trivial_baselines_are_reported_next_to_the_model_and_a_thin_margin_is_named():

@@ -84,7 +84,9 @@ def _damage(path, how):
     ],
 )
 def test_a_damaged_course_checkpoint_is_rebuilt(corpus_files, tmp_path, monkeypatch, how):
-    monkeypatch.setattr(course.pretraining, "course_config", lambda **kw: tiny_course_recipe(corpus_files, steps=8, **kw))
+    monkeypatch.setattr(
+        course.pretraining, "course_config", lambda **kw: tiny_course_recipe(corpus_files, steps=8, **kw)
+    )
     path = tmp_path / "mini-bert"
     good, _ = course.load_course_model(path, progress=False)
     _damage(path, how)
@@ -121,7 +123,9 @@ def test_an_unfinished_course_run_is_resumed_to_the_end(corpus_files, tmp_path, 
 
 
 def test_an_interrupted_course_training_says_so(corpus_files, tmp_path, monkeypatch):
-    monkeypatch.setattr(course.pretraining, "course_config", lambda **kw: tiny_course_recipe(corpus_files, steps=8, **kw))
+    monkeypatch.setattr(
+        course.pretraining, "course_config", lambda **kw: tiny_course_recipe(corpus_files, steps=8, **kw)
+    )
     original = BertForPreTraining.forward
     calls = []
 
@@ -139,7 +143,9 @@ def test_an_interrupted_course_training_says_so(corpus_files, tmp_path, monkeypa
 
 
 def test_a_folder_of_other_files_is_never_deleted(corpus_files, tmp_path, monkeypatch):
-    monkeypatch.setattr(course.pretraining, "course_config", lambda **kw: tiny_course_recipe(corpus_files, steps=8, **kw))
+    monkeypatch.setattr(
+        course.pretraining, "course_config", lambda **kw: tiny_course_recipe(corpus_files, steps=8, **kw)
+    )
     path = tmp_path / "mini-bert"
     path.mkdir()
     (path / "notes.txt").write_text("mine", encoding="utf-8")

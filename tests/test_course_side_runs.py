@@ -1,4 +1,4 @@
-"""Notebook 06's side runs (bertedu.course): the MiniBert trained to its plateau, the short ablation without
+"""The side runs of notebooks 06 and 07 (bertedu.course): the MiniBert trained to its plateau, the short ablation without
 position embeddings, the run without the MLM loss, and the second process that trains them.
 
 The runs here are a few steps long; what is tested is that each run is what the notebook says it is (the
@@ -11,19 +11,24 @@ import concurrent.futures
 
 import pytest
 import torch
+from conftest import small_bert_config
 
 from bertedu import course
 from bertedu.course import (
     MiniBertRun,
     SideRuns,
     course_config,
+    learning_curve_run,
     minibert_plateau_run,
+    minilm_run,
     no_positions_run,
     nsp_only_run,
     start_side_runs,
     train_course_minibert,
 )
 from bertedu.course.side_runs import _recipe_steps
+from bertedu.finetune import FineTuneResult
+from bertedu.model import BertForPreTraining
 from bertedu.pretrain import PretrainingRun, pretrain
 
 SMALL = {"nsp_only": {"steps": 20}, "minibert": {"steps": 20}, "no_positions": {"steps": 10}}
@@ -129,3 +134,56 @@ def test_side_run_names_are_checked():
     side = SideRuns({"nsp_only": {"steps": 20}})
     with pytest.raises(ValueError, match="was started"):
         side.result("minibert")
+
+
+# ------------------------------------------------------------------------------ notebook 07's side runs
+def test_notebook_07s_learning_curve_in_a_second_process_equals_the_same_call_here(tmp_path):
+    tokenizer = course.course_tokenizer()
+    torch.manual_seed(0)
+    model = BertForPreTraining(small_bert_config(vocab_size=tokenizer.vocab_size, max_position_embeddings=64))
+    model.save_pretrained(tmp_path / "tiny", tokenizer=tokenizer)
+    small = {
+        "model_dir": str(tmp_path / "tiny"),
+        "fractions": (0.1,),
+        "seeds": (0,),
+        "encoders": ("mini-bert",),
+    }
+    side = start_side_runs({"learning_curve": small})
+    assert side.in_background
+    records = side.result("learning_curve")
+    assert records == learning_curve_run(**small)
+    assert sorted(r["encoder"] for r in records) == ["bag of words", "mini-bert"]
+    assert all(r["fraction"] == 0.1 and r["n_train"] == 42 for r in records)
+
+
+def test_notebook_07s_minilm_run_keeps_its_scores_through_the_second_process(monkeypatch):
+    result = FineTuneResult(
+        model=None,
+        history=[{"step": 14, "epoch": 1, "split": "eval", "loss": 0.5, "accuracy": 0.8, "lr": 1e-4}],
+        best_epoch=2,
+        best_metrics={"loss": 0.4, "accuracy": 0.85},
+        epochs_run=2,
+        stopped_early=False,
+        steps=28,
+    )
+    test = {"loss": 0.35, "accuracy": 0.87, "macro_f1": 0.86}
+    monkeypatch.setattr(course.side_runs, "run_minilm", lambda progress=False, **kw: (result, test))
+    payload = course.side_runs._side_run_bytes("minilm", {})  # what the second process sends back
+    assert (
+        course.side_runs._side_run_from_bytes(payload)
+        == minilm_run()
+        == {
+            "epochs_run": 2,
+            "steps": 28,
+            "best_epoch": 2,
+            "best_metrics": {"loss": 0.4, "accuracy": 0.85},
+            "history": result.history,
+            "test": test,
+        }
+    )
+
+
+def test_notebook_07s_curve_settings_are_the_notebooks():
+    assert (course.CURVE_FRACTIONS, course.CURVE_SEEDS) == ((0.1, 0.5), (0, 1, 2))
+    assert course.PRETRAINING_SIDE_RUNS == ("nsp_only", "minibert", "no_positions")
+    assert set(course.SIDE_RUNS) == {*course.PRETRAINING_SIDE_RUNS, "learning_curve", "minilm"}

@@ -187,7 +187,9 @@ def test_shards_and_micro_batches_cover_the_batch_once():
 
 
 def test_batch_must_split_into_processes_and_micro_batches():
-    with pytest.raises(ValueError, match=r"2 process\(es\) x grad_accum 3 = 6 equal parts; use --grad-accum"):
+    with pytest.raises(
+        ValueError, match=r"2 process\(es\) x grad_accum 3 = 6 equal parts; use --grad-accum 4 "
+    ):
         DistributedContext(world_size=2).check_batch(32, 3)
     DistributedContext(world_size=2).check_batch(32, 4)  # 8 parts of 4 rows: fine
 
@@ -395,3 +397,73 @@ def test_torchrun_runs_the_command_line(tmp_path, corpus_files):
     assert one.returncode == 0, one.stderr[-3000:]
     a, b = load_checkpoint(tmp_path / "one"), load_checkpoint(tmp_path / "two")
     assert_same_run(a.history, a.model.state_dict(), b.history, b.model.state_dict())
+
+
+def test_a_signal_to_one_process_stops_all_of_them_after_the_same_step(tmp_path, corpus_files):
+    """SIGTERM reaches process 1 only: the processes agree (in the step's all-reduce) to stop after the same
+    step, process 0 saves a checkpoint of that step, and both exit as stopped runs."""
+    output = tmp_path / "run"
+    command = [sys.executable, "-m", "bertedu.pretrain", "--corpus", str(corpus_files / "corpus.txt")]
+    command += ["--output", str(output), "--preset", "tiny", "--max-length", "32", "--steps", "100000"]
+    command += ["--batch-size", "4", "--checkpoint-every", "2", "--threads", "1", "--no-progress"]
+    procs = start(command, 2, tmp_path)
+    try:
+        deadline = time.monotonic() + TIMEOUT
+        while saved_step(output) < 2:
+            assert all(p.poll() is None for p in procs), procs[0].communicate()[1][-3000:]
+            assert time.monotonic() < deadline, "no checkpoint was written"
+            time.sleep(0.2)
+        procs[1].send_signal(signal.SIGTERM)
+        (status0, _, err0), (status1, _, err1) = finish(procs, timeout=120)
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+    assert status1 == 143 and status0 in (130, 143), (err0[-2000:], err1[-2000:])
+    assert "checkpoint saved in" in err0 and "--resume" in err0 and not err1.strip()
+    step = int(err0.split(" at step ", 1)[1].split("/", 1)[0])
+    checkpoint = load_checkpoint(output)
+    assert checkpoint.step == step  # the step both processes stopped after, saved by process 0
+    assert len(checkpoint.training_state["process_rng"]) == 2
+
+
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        (
+            ["--grad-accum", "3"],
+            "must split into 1 process(es) x grad_accum 3 = 3 equal parts; use --grad-accum 4",
+        ),
+        (["--grad-accum", "0"], "--grad-accum: must be at least 1"),
+        (["--device", "tpu"], "device must be 'auto', 'cpu', 'cuda' or 'cuda:N'"),
+    ],
+)
+def test_command_line_options_for_scaling_fail_with_what_to_do(
+    tmp_path, corpus_files, capsys, options, message
+):
+    from bertedu.cli import main
+
+    argv = ["--corpus", str(corpus_files / "corpus.txt"), "--output", str(tmp_path / "run"), "--steps", "2"]
+    try:
+        status = main([*argv, "--batch-size", "4", "--no-progress", *options])
+    except SystemExit as exit_:  # argparse refuses a bad option value with exit status 2
+        status = exit_.code
+    err = capsys.readouterr().err
+    assert status in (1, 2) and message in err and "Traceback" not in err
+    assert not (tmp_path / "run").exists()  # refused before any training
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="checks the message on a machine without a GPU")
+def test_asking_for_a_gpu_without_one_says_so(tmp_path, corpus_files, capsys):
+    from bertedu.cli import main
+
+    argv = [
+        "--corpus",
+        str(corpus_files / "corpus.txt"),
+        "--output",
+        str(tmp_path / "run"),
+        "--device",
+        "cuda",
+    ]
+    assert main(argv) == 1
+    assert "PyTorch sees no CUDA GPU here" in capsys.readouterr().err

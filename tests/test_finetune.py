@@ -345,6 +345,17 @@ def test_sequence_dataset_and_batches(tok):
     assert batch["labels"].tolist() == [1, 0]
 
 
+def test_subset_and_batches_refuse_bad_arguments(tok):
+    ds = make_dataset(SEQUENCE_CLASSIFICATION, sentences(), tok)
+    assert len(ds.subset([0, -1])) == 2
+    with pytest.raises(ValueError, match=rf"0\.\.{len(ds) - 1}.*got \[{len(ds)}\]"):
+        ds.subset([0, len(ds)])
+    with pytest.raises(ValueError, match="whole numbers"):
+        ds.subset([0.5])
+    with pytest.raises(ValueError, match="batch_size"):
+        next(ds.batches(0))
+
+
 def test_unknown_label_names_and_empty_data(tok):
     train = make_dataset(SEQUENCE_CLASSIFICATION, sentences(), tok)
     with pytest.raises(ValueError, match="Unknown label 'neutral'"):

@@ -192,6 +192,24 @@ def test_shape_mismatch_and_missing_files_are_clear(tmp_path):
         BertModel.from_pretrained(tmp_path / "b")
 
 
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda b: b[:1000],
+        lambda b: b"",
+        lambda b: b"garbage" * 10,
+        lambda b: (2**62).to_bytes(8, "little") + b[8:],
+    ],
+    ids=["truncated", "empty", "garbage", "huge-header"],
+)
+def test_a_damaged_safetensors_file_is_named_in_the_error(tmp_path, damage):
+    BertModel(small_config()).save_pretrained(tmp_path / "m")
+    weights = tmp_path / "m" / "model.safetensors"
+    weights.write_bytes(damage(weights.read_bytes()))
+    with pytest.raises(ValueError, match=r"model\.safetensors is damaged"):
+        BertModel.from_pretrained(tmp_path / "m")
+
+
 def test_pytorch_bin_is_loaded_without_unpickling_objects(tmp_path):
     torch.manual_seed(0)
     model = BertModel(small_config()).eval()
@@ -295,6 +313,9 @@ def test_post_ln_order():
         (lambda i, m, t: (i, m * 2, t), "only 0"),
         (lambda i, m, t: (i, m * 0, t), "at least one real token"),
         (lambda i, m, t: (i.tolist(), None, None), "torch.Tensor"),
+        (lambda i, m, t: (i.to(torch.int8), m, t), r"dtype torch.int8.*input_ids.long\(\)"),
+        (lambda i, m, t: (i.to(torch.uint8), m, t), "dtype torch.uint8"),
+        (lambda i, m, t: (i, m, t.to(torch.int16)), "token_type_ids has dtype torch.int16"),
     ],
 )
 def test_bad_inputs_raise_clear_errors(change, message):
@@ -324,6 +345,17 @@ def test_bad_labels_raise_clear_errors():
         qa(ids, mask, start_positions=torch.tensor([0, 10, 1]), end_positions=torch.tensor([0, 1, 1]))
     with pytest.raises(ValueError, match="both"):
         qa(ids, mask, start_positions=torch.tensor([0, 1, 1]))
+    regression = BertForSequenceClassification(small_config(num_labels=1))
+    with pytest.raises(ValueError, match="NaN or infinite"):
+        regression(ids, mask, labels=torch.tensor([0.5, float("nan"), 1.0]))
+    with pytest.raises(ValueError, match="float tensor of shape"):
+        regression(ids, mask, labels=torch.tensor([0, 1, 1]))
+
+
+@pytest.mark.parametrize("value", [float("inf"), float("nan"), 0.0, -0.02])
+def test_initializer_range_must_be_a_positive_finite_number(value):
+    with pytest.raises(ValueError, match="initializer_range"):
+        small_config(initializer_range=value)
 
 
 # --- pretraining model, fast paths ------------------------------------------------------------------------

@@ -48,6 +48,12 @@ def test_every_dependency_is_pinned_exactly():
         parse_pin(req)  # raises for an unpinned or ranged requirement
 
 
+def test_pre_commit_runs_the_pinned_ruff():
+    config = yaml.safe_load((ROOT / ".pre-commit-config.yaml").read_text(encoding="utf-8"))
+    (ruff,) = [r for r in config["repos"] if r["repo"].endswith("/ruff-pre-commit")]
+    assert ruff["rev"] == "v" + _pins(_pyproject()["project"]["optional-dependencies"]["dev"])["ruff"]
+
+
 def test_torch_is_the_cpu_pin():
     assert _pins(_pyproject()["project"]["dependencies"])["torch"] == "2.13.0"
 

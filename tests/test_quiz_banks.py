@@ -263,7 +263,7 @@ MALFORMED = [
         "unknown blank kind",
         lambda d: _q(d, 1)["blanks"][0].update(kind="date"),
         "question 'fill-it': blank 1",
-        "'kind' must be 'text' or 'numeric'",
+        "'kind' must be one of text, numeric",
     ),
     (
         "one option only",

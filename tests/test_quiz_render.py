@@ -18,6 +18,8 @@ from bertedu.quiz.render import markdown_to_html, plain_text
         (r"$x\,\Phi(x)$", "x Φ(x)"),
         (r"$\sqrt2$", "√2"),
         (r"$QK^\top/\sqrt{d_k}$", "QKᵀ/√d_k"),
+        (r"$\sqrt{n p (1-p)}$", "√(n p (1-p))"),  # a longer root keeps its grouping
+        (r"$\sqrt{2/\pi}$", "√(2/π)"),
         (r"$W_p\,T$", "W_p T"),
         (r"$a \in B, \infty$", "a ∈ B, ∞"),
         (r"$\tfrac{1}{2}$", "1/2"),

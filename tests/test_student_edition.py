@@ -82,6 +82,7 @@ def test_student_edition_has_no_outputs_state_or_metadata(edition):
             assert "nbgrader" not in cell.metadata
             if cell.cell_type == "code":
                 assert cell.outputs == [] and cell.execution_count is None, path.name
+                assert "NBVAL_" not in cell.source, f"{path.name}: nbval markers are for the test suite"
             assert not set(cell.metadata.get("tags", [])) & {"solution", "instructor"}, path.name
 
 

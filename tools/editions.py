@@ -370,6 +370,10 @@ def assigned_names_safe(code: str):
 # The student edition
 
 
+#: A line holding only an nbval marker (``# NBVAL_IGNORE_OUTPUT`` ...), with its line break.
+NBVAL_MARKER = re.compile(r"^# NBVAL_[A-Z_]+[ \t]*(?:\n|$)", re.MULTILINE)
+
+
 def student_notebook(nb, name: str):
     """The student edition of a (parsed) instructor notebook. ``name`` is its file name, for messages."""
     answers = {a for call in check_calls(nb) for a in call.arg_names}
@@ -383,6 +387,7 @@ def student_notebook(nb, name: str):
             cell.metadata.pop(key, None)
         if cell.cell_type == "code":
             cell.source, _ = replace_regions(cell.source, answers, f"{name}, cell {i}")
+            cell.source = NBVAL_MARKER.sub("", cell.source)  # nbval's markers mean nothing to a student
             cell.outputs = []
             cell.execution_count = None
         cells.append(cell)

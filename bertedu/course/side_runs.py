@@ -1,5 +1,7 @@
-"""Notebook 06's side runs: the short runs that test its claims (no positions, NSP only), the one-layer MiniBert
-to its loss plateau, and a second process that trains them while the main run trains (:func:`start_side_runs`).
+"""Side runs: training that a notebook needs later, done in a second process while the notebook goes on
+(:func:`start_side_runs`). Notebook 06's: the short runs that test its claims (no positions, NSP only) and the
+one-layer MiniBert to its loss plateau. Notebook 07's: the learning curve of sentence classification and the
+fine-tuning of all-MiniLM-L6-v2.
 
 Part of :mod:`bertedu.course` (the course's recipes); introduced in notebook 06.
 """
@@ -7,7 +9,6 @@ Part of :mod:`bertedu.course` (the course's recipes); introduced in notebook 06.
 from __future__ import annotations
 
 import concurrent.futures
-import contextlib
 import io
 import logging
 import multiprocessing
@@ -15,13 +16,17 @@ import os
 import signal
 import sys
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import torch
 from tqdm.auto import tqdm
 
-from bertedu.course.pretraining import course_config, course_tokenizer
+from bertedu.course.finetuning import learning_curve, run_minilm
+from bertedu.course.pretraining import course_config, course_tokenizer, load_course_model
 from bertedu.data import PretrainingCollator, PretrainingDataset, bucketed_batches, read_corpus
+from bertedu.distributed import cpu_threads
+from bertedu.finetune_data import SEQUENCE_CLASSIFICATION, make_task_datasets
 from bertedu.losses import IGNORE_INDEX
 from bertedu.minibert import MiniBert, train_minibert
 from bertedu.model import BertForPreTraining
@@ -82,7 +87,7 @@ def minibert_plateau_run(
     documents = read_corpus(resolve_path(config.corpus))
     tokenizer = train_tokenizer(documents, config.vocab_size)
     sentences = [s for doc in documents for s in doc]
-    with _one_thread(), torch.random.fork_rng(devices=[]):  # the caller's random state stays as it was
+    with cpu_threads(1), torch.random.fork_rng(devices=[]):  # the caller's random state stays as it was
         model, history = train_minibert(
             sentences,
             tokenizer,
@@ -137,7 +142,7 @@ def _recipe_steps(config: PretrainingConfig, steps: int, *, mlm: bool, progress:
     collator = PretrainingCollator(tokenizer, mlm_probability=config.mlm_probability)
     batches = bucketed_batches(dataset, collator, config.batch_size, bucket_batches=config.bucket_batches)
     history, window = [], []
-    with _one_thread(), torch.random.fork_rng(devices=[]):
+    with cpu_threads(1), torch.random.fork_rng(devices=[]):
         torch.manual_seed(config.seed)  # the initial weights of the full run
         bert_config = model_config(config, tokenizer.vocab_size)
         model = BertForPreTraining(bert_config.replace(attn_implementation=config.attn_implementation))
@@ -168,23 +173,76 @@ def _recipe_steps(config: PretrainingConfig, steps: int, *, mlm: bool, progress:
     return history
 
 
-@contextlib.contextmanager
-def _one_thread():
-    """Run the block on one CPU thread (as the course recipe trains), then restore the caller's setting."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
+# ----------------------------------------------------------------------------------------------------------
+# Notebook 07: the fine-tuning runs that do not depend on the notebook's other cells
+
+#: Notebook 07's learning curve of sentence classification: the labelled-data budgets and the seeds.
+CURVE_FRACTIONS = (0.1, 0.5)
+CURVE_SEEDS = (0, 1, 2)
 
 
-#: The side runs notebook 06 needs, in the order it needs them: name -> function (called without arguments).
-SIDE_RUNS = {"nsp_only": nsp_only_run, "minibert": minibert_plateau_run, "no_positions": no_positions_run}
+def learning_curve_run(
+    *,
+    model_dir: str | os.PathLike | None = None,
+    fractions: tuple[float, ...] = CURVE_FRACTIONS,
+    seeds: tuple[int, ...] = CURVE_SEEDS,
+    encoders: tuple[str, ...] = ("mini-bert", "scratch"),
+    progress: bool = False,
+) -> list[dict]:
+    """Notebook 07's learning curve: :func:`bertedu.course.learning_curve` of sentence classification, at
+    ``fractions`` of the labels with ``seeds``, with the bag-of-words baseline on the same examples. The
+    pretrained encoder is the course model (:func:`load_course_model`), or the model and ``vocab.txt`` saved in
+    ``model_dir``. One CPU thread, so the records are the same wherever it runs. Introduced in notebook 07."""
+    with cpu_threads(1):
+        if model_dir is None:
+            model, tokenizer = load_course_model(progress=progress)
+        else:
+            model = BertForPreTraining.from_pretrained(model_dir).eval()
+            tokenizer = BertTokenizer.from_file(Path(model_dir) / "vocab.txt")
+        datasets = make_task_datasets(SEQUENCE_CLASSIFICATION, tokenizer)
+        return learning_curve(
+            SEQUENCE_CLASSIFICATION,
+            model,
+            datasets,
+            fractions=fractions,
+            seeds=seeds,
+            encoders=encoders,
+            bag_of_words=True,
+            progress=progress,
+        )
+
+
+def minilm_run(*, progress: bool = False, **recipe_overrides: Any) -> dict:
+    """Notebook 07's fine-tuning of all-MiniLM-L6-v2 on sentence classification (:func:`run_minilm`), on one
+    CPU thread: ``{"epochs_run", "steps", "best_epoch", "best_metrics", "history", "test"}`` (the fine-tuned
+    model itself is not kept: the notebook needs only its scores). Introduced in notebook 07."""
+    with cpu_threads(1):
+        result, test = run_minilm(progress=progress, **recipe_overrides)
+    return {
+        "epochs_run": result.epochs_run,
+        "steps": result.steps,
+        "best_epoch": result.best_epoch,
+        "best_metrics": result.best_metrics,
+        "history": result.history,
+        "test": test,
+    }
+
+
+#: Every side run, by name -> function (called with keyword arguments only). Notebook 06 starts the first three
+#: (the default of :func:`start_side_runs`), notebook 07 the last two; in the order they are needed.
+SIDE_RUNS = {
+    "nsp_only": nsp_only_run,
+    "minibert": minibert_plateau_run,
+    "no_positions": no_positions_run,
+    "learning_curve": learning_curve_run,
+    "minilm": minilm_run,
+}
+#: Notebook 06's side runs (started when :func:`start_side_runs` is given no names).
+PRETRAINING_SIDE_RUNS = ("nsp_only", "minibert", "no_positions")
 
 
 class SideRuns:
-    """Notebook 06's side runs (:data:`SIDE_RUNS`), started by :func:`start_side_runs` in a second process.
+    """Side runs (:data:`SIDE_RUNS`), started by :func:`start_side_runs` in a second process.
 
     ``result(name)`` waits for run ``name`` and returns what its function returns (a :class:`MiniBertRun`, a
     :class:`bertedu.pretrain.PretrainingRun`, a history list). If the second process could not start, was
@@ -234,17 +292,21 @@ class SideRuns:
 
 
 def start_side_runs(runs: dict[str, dict] | None = None) -> SideRuns:
-    """Start notebook 06's side runs in a second process and return at once; :meth:`SideRuns.result` collects
-    them. ``runs`` maps names of :data:`SIDE_RUNS` to keyword arguments of their functions (default: all three,
-    with their defaults), in the order they are needed.
+    """Start side runs in a second process and return at once; :meth:`SideRuns.result` collects them. ``runs``
+    maps names of :data:`SIDE_RUNS` to keyword arguments of their functions, in the order they are needed
+    (default: notebook 06's three, :data:`PRETRAINING_SIDE_RUNS`, with their defaults).
 
-    Why a second process: the course recipe trains on one CPU thread, so on a computer with two or more cores
-    a core is free while the main run trains; the side runs use it and cost no waiting time. The process is
+    Why a second process: the course trains on one CPU thread, so on a computer with two or more cores a core
+    is free while the notebook trains; the side runs use it and cost no waiting time. The process is
     spawned (a fresh Python that imports bertedu), prints nothing, and on Linux ends with the notebook's kernel.
     On a one-core computer, or if no process can start, nothing is started and each run trains when
     ``result`` asks for it. Introduced in notebook 06.
     """
-    runs = {name: {} for name in SIDE_RUNS} if runs is None else {k: dict(v) for k, v in runs.items()}
+    runs = (
+        {name: {} for name in PRETRAINING_SIDE_RUNS}
+        if runs is None
+        else {k: dict(v) for k, v in runs.items()}
+    )
     unknown = [name for name in runs if name not in SIDE_RUNS]
     if unknown:
         raise ValueError(f"No side run(s) {unknown}; the side runs are {list(SIDE_RUNS)}.")
@@ -305,7 +367,7 @@ def _side_run_bytes(name: str, kwargs: dict) -> bytes:
 def _side_run_from_bytes(data: bytes):
     """A side run's result rebuilt from :func:`_side_run_bytes` (the same weights, in eval mode)."""
     payload = torch.load(io.BytesIO(data), weights_only=True)
-    if payload["name"] == "nsp_only":
+    if payload["name"] in ("nsp_only", "learning_curve", "minilm"):  # plain data: lists, dicts, numbers
         return payload["history"]
     tokenizer = course_tokenizer()
     if payload["name"] == "minibert":

@@ -26,6 +26,7 @@ from torch import nn
 from bertedu.attention import build_key_mask
 from bertedu.config import BertConfig
 from bertedu.data import PretrainingCollator, PretrainingDataset, bucketed_batches, read_corpus
+from bertedu.distributed import cpu_threads
 from bertedu.encoder import BertLayer
 from bertedu.exercises.core import Exercise, expects_function
 from bertedu.exercises.encoder import (
@@ -41,7 +42,6 @@ from bertedu.exercises.nn_checks import (
     build,
     close,
     copy_weights,
-    one_thread,
     output_tensor,
     random_init,
     run_checks,
@@ -394,7 +394,7 @@ def side_by_side(cls, steps: int = STEPS) -> SideBySide:
     same seed and the package's training step. If ``cls`` is still a stub, only bertedu's losses are filled."""
     config, _, batches = capstone_setup()
     batches = batches[:steps]
-    with one_thread():
+    with cpu_threads(1):
         theirs = reference_model(config)
         initial = {k: v.clone() for k, v in theirs.state_dict().items()}
         bertedu_losses = _train(theirs, batches, _reporting_step)

@@ -161,18 +161,6 @@ def seeded(seed: int) -> Iterator[None]:
         yield
 
 
-@contextmanager
-def one_thread() -> Iterator[None]:
-    """Run the block on one CPU thread, then restore the setting: the checkers' small models run fastest so,
-    and a busy machine cannot slow a check down a hundredfold (idle threads spinning on a loaded core)."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
-
-
 def random_init(module: nn.Module, seed: int, std: float = 0.5) -> nn.Module:
     """Give every parameter of ``module`` random values (LayerNorm weights around 1), so that a forgotten
     bias or a wrong scale cannot hide behind zeros and ones. Returns the module."""

@@ -24,8 +24,9 @@ import torch
 
 from bertedu.config import BertConfig
 from bertedu.data import PretrainingCollator, PretrainingDataset, bucketed_batches
+from bertedu.distributed import cpu_threads
 from bertedu.exercises.core import Exercise, as_number, expects_function
-from bertedu.exercises.nn_checks import ModuleProblem, close, one_thread, run_checks
+from bertedu.exercises.nn_checks import ModuleProblem, close, run_checks
 from bertedu.i18n import msg, translatable, translate
 from bertedu.model import BertForPreTraining
 from bertedu.optim import make_optimizer
@@ -326,7 +327,7 @@ def run_training_steps(
     collator = PretrainingCollator(tokenizer, mlm_probability=config.mlm_probability)
     batches = bucketed_batches(dataset, collator, config.batch_size, bucket_batches=config.bucket_batches)
     losses = []
-    with torch.random.fork_rng(devices=[]), warnings.catch_warnings(), one_thread():
+    with torch.random.fork_rng(devices=[]), warnings.catch_warnings(), cpu_threads(1):
         warnings.simplefilter("ignore")  # PyTorch warns about a scheduler stepped before the optimizer
         torch.manual_seed(config.seed)  # the initial weights, then the dropout masks
         model = BertForPreTraining(model_config(config, tokenizer.vocab_size))

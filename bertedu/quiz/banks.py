@@ -542,7 +542,7 @@ def _validate_blank(b: Any, bw: str, out: list[str]) -> None:
         elif "unit" in b:
             _check_chars(b["unit"], bw, "unit", out)
     else:
-        out.append(f"{bw}: 'kind' must be 'text' or 'numeric', got {kind!r}")
+        out.append(f"{bw}: 'kind' must be one of {', '.join(BLANK_KINDS)}, got {kind!r}")
 
 
 def _validate_card(c: Any, n: int, source: str, seen: set[str], out: list[str]) -> None:

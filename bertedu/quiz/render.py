@@ -210,7 +210,7 @@ def plain_text(text: str) -> str:
 
     def math(m: re.Match) -> str:
         s = m.group(0).strip("$")
-        s = re.sub(r"\\sqrt\{([^{}]*)\}", r"√\1", s)
+        s = re.sub(r"\\sqrt\{([^{}]*)\}", lambda m: "√" + _group(m[1]), s)  # √(n p (1-p)), √d_k
         s = re.sub(r"\\sqrt\s*([A-Za-z0-9])", r"√\1", s)
         s = re.sub(r"\\[dt]?frac\{([^{}]*)\}\{([^{}]*)\}", lambda m: f"{_group(m[1])}/{_group(m[2])}", s)
         s = re.sub(r"\^\{?\\top\}?", "ᵀ", s)

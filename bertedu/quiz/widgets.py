@@ -44,6 +44,7 @@ Introduced in notebook 00.
 from __future__ import annotations
 
 import html
+import re
 import warnings
 from collections.abc import Sequence
 
@@ -399,8 +400,6 @@ def _inline(text: str) -> str:
 
 
 def _strip_tags(s: str) -> str:
-    import re
-
     return html.unescape(re.sub(r"<[^>]+>", "", s))
 
 
