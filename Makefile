@@ -137,14 +137,14 @@ format: $(VENV)/.lint-installed
 
 unit: dev
 	@export BERTEDU_HOME=$$(mktemp -d); unset BERTEDU_LANG; \
-	$(PY) -m pytest tests -n 2 --dist loadgroup -p no:cacheprovider; status=$$?; rm -rf "$$BERTEDU_HOME"; exit $$status
+	$(PY) -m pytest tests -n 2 --dist loadgroup --durations=15 -p no:cacheprovider; status=$$?; rm -rf "$$BERTEDU_HOME"; exit $$status
 
 # Strict nbval: every output is compared, except what notebooks/sanitize.cfg normalises. Two notebooks at a time
 # (pytest-xdist; notebooks/conftest.py keeps each notebook, and 06-07-08, on one worker, in order).
 nbval: dev
 	@export BERTEDU_HOME=$$(mktemp -d); unset MPLBACKEND BERTEDU_LANG; \
 	$(PY) -m pytest --nbval notebooks --nbval-sanitize-with notebooks/sanitize.cfg \
-	    --nbval-cell-timeout=300 -n 2 --dist loadgroup -p no:cacheprovider; status=$$?; rm -rf "$$BERTEDU_HOME"; exit $$status
+	    --nbval-cell-timeout=300 -n 2 --dist loadgroup --durations=10 -p no:cacheprovider; status=$$?; rm -rf "$$BERTEDU_HOME"; exit $$status
 
 test: lint unit nbval
 

@@ -1,4 +1,7 @@
-"""Fixtures shared by several test files: tiny tokenizers and configs, and a tiny pretraining set-up.
+"""Fixtures shared by several test files: tiny tokenizers, and a tiny pretraining set-up. Plain helpers and
+constants that test files import (``small_bert_config``, ``same_weights``, the tiny corpus) are in
+``tests/support.py``: import them from there, never from ``conftest`` (pytest loads several conftest modules,
+tests/browser has its own, and ``import conftest`` may find the wrong one).
 
 Everything here is small enough to train in well under a second on a CPU, so the tests of the training
 loop, checkpoints, the course helpers and the command line run real training, not mocks.
@@ -10,8 +13,9 @@ import os
 from pathlib import Path
 
 import pytest
+from support import CORPUS, MLM_EVAL, NSP_EVAL, TEST_PRESET
 
-from bertedu.config import PRESETS, BertConfig
+from bertedu.config import PRESETS
 from bertedu.pretrain import PretrainingConfig
 from bertedu.tokenizer import SPECIAL_TOKENS, BertTokenizer
 
@@ -24,14 +28,16 @@ if os.environ.get("PYTEST_XDIST_WORKER") and os.environ.get("BERTEDU_HOME"):
 
 
 def pytest_collection_modifyitems(config, items):
-    """Groups for pytest-xdist's ``--dist loadgroup``: the tests that execute whole course notebooks share
-    ``runs/mini-bert/`` (notebook 06 writes it, 07 and 08 read it), so they run one after the other, in
-    order, on one worker; the real-browser tests share one worker too (each starts JupyterLab)."""
+    """Groups for pytest-xdist's ``--dist loadgroup``: the runs of the student editions of notebooks 06, 07
+    and 08 share ``runs/mini-bert/`` (06 writes it, 07 and 08 read it), so they run one after the other, in
+    order, on one worker; the real-browser tests share one worker too (each starts JupyterLab). Every other
+    test goes to whichever worker is free."""
     for item in items:
         if "browser" in item.path.parts:
             item.add_marker(pytest.mark.xdist_group("browser"))
         elif item.path.name == "test_student_edition.py" and "runs_and_says" in item.name:
-            item.add_marker(pytest.mark.xdist_group("course-notebooks"))
+            if any(f"[{nb}" in item.name for nb in ("06_", "07_", "08_")):
+                item.add_marker(pytest.mark.xdist_group("course-model"))
 
 
 @pytest.fixture(scope="session")
@@ -44,45 +50,8 @@ def word_tokenizer():
     return make
 
 
-def small_bert_config(**overrides) -> BertConfig:
-    """A 2-layer, H = 32, 4-head BERT config with 97 tokens and 40 positions (fast to build); ``overrides``
-    change single fields. Test files import it: ``from conftest import small_bert_config``."""
-    base = dict(
-        vocab_size=97,
-        hidden_size=32,
-        num_hidden_layers=2,
-        num_attention_heads=4,
-        intermediate_size=48,
-        max_position_embeddings=40,
-    )
-    return BertConfig(**{**base, **overrides})
-
-
 # ----------------------------------------------------------------------------------------------------------
 # A tiny pretraining set-up: a 3-document corpus, held-out files and a 1-layer model size "test"
-
-CORPUS = """the cat sits on the mat
-the cat drinks milk
-then the cat sleeps by the fire
-
-the dog runs in the park
-the dog drinks water
-the dog sleeps under the table
-
-the sun rises in the east
-the sun shines in the sky
-the sun sets in the west
-
-the man reads the book
-the man drinks coffee
-the woman drinks tea
-"""
-MLM_EVAL = "sentence\tanswers\nthe cat drinks [MASK]\tmilk\nthe [MASK] rises in the east\tsun\n"
-NSP_EVAL = (
-    "sentence_a\tsentence_b\tlabel\nthe cat sits on the mat\tthe cat drinks milk\tIsNext\n"
-    "the cat sits on the mat\tthe sun sets in the west\tNotNext\n"
-)
-TEST_PRESET = {"num_hidden_layers": 1, "hidden_size": 16, "num_attention_heads": 2, "intermediate_size": 32}
 
 
 @pytest.fixture
@@ -119,10 +88,3 @@ def tiny_run(corpus_files):
         return PretrainingConfig(**{**base, **changes})
 
     return make
-
-
-def same_weights(a, b) -> bool:
-    """True if two models (or state dicts) hold exactly the same tensors."""
-    sa = a.state_dict() if hasattr(a, "state_dict") else a
-    sb = b.state_dict() if hasattr(b, "state_dict") else b
-    return sa.keys() == sb.keys() and all(sa[k].equal(sb[k]) for k in sa)

@@ -158,7 +158,7 @@ if __name__ == "__main__":  # python tests/fault_helpers.py FOLDER MODE [MODE ..
 
 def tiny_course_recipe(corpus_dir: Path, **changes):
     """A course recipe of the conftest's "test" size on its corpus (for load_course_model tests)."""
-    from conftest import TEST_PRESET
+    from support import TEST_PRESET
 
     from bertedu.config import PRESETS
     from bertedu.pretrain import PretrainingConfig

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 import torch
-from conftest import same_weights
+from support import same_weights
 
 import bertedu.pretrain as pretrain_module
 from bertedu import ablations

@@ -6,8 +6,8 @@ import signal
 import fault_helpers
 import pytest
 import torch
-from conftest import same_weights, small_bert_config
 from fault_helpers import tiny_course_recipe
+from support import same_weights, small_bert_config
 
 import bertedu.pretrain as pretrain_module
 from bertedu import course

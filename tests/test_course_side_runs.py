@@ -11,7 +11,7 @@ import concurrent.futures
 
 import pytest
 import torch
-from conftest import small_bert_config
+from support import small_bert_config
 
 from bertedu import course
 from bertedu.course import (

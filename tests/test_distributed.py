@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 import torch
-from conftest import TEST_PRESET
+from support import TEST_PRESET
 
 from bertedu.checkpoint import is_checkpoint, load_checkpoint
 from bertedu.distributed import DistributedContext, micro_batches, select_device, shard_batch
@@ -225,7 +225,7 @@ def gradient_batch(rows: int = 7) -> dict[str, torch.Tensor]:
 def sgd_step_change(ctx, batch, grad_accum: int) -> dict[str, torch.Tensor]:
     """How the weights of a fresh small BERT (no dropout) move in one train_step_parallel with SGD, lr 1, no
     clipping: minus the gradient of the global batch's loss."""
-    from conftest import small_bert_config
+    from support import small_bert_config
 
     from bertedu.distributed import train_step_parallel
     from bertedu.model import BertForPreTraining
@@ -244,7 +244,7 @@ def sgd_step_change(ctx, batch, grad_accum: int) -> dict[str, torch.Tensor]:
 
 def reference_gradient(batch) -> dict[str, torch.Tensor]:
     """The gradient of the whole batch's loss in one process, the plain way: ``model(**batch).loss.backward()``."""
-    from conftest import small_bert_config
+    from support import small_bert_config
 
     from bertedu.model import BertForPreTraining
 

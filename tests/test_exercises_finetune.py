@@ -103,7 +103,7 @@ def test_fix_span_loss_solution_and_equivalent_fixes_pass():
 
 
 def test_fix_span_loss_matches_the_package_model():
-    from conftest import small_bert_config
+    from support import small_bert_config
 
     from bertedu.model import BertForQuestionAnswering
 

@@ -9,7 +9,7 @@ import random
 import pytest
 import torch
 import torch.nn.functional as F
-from conftest import small_bert_config
+from support import small_bert_config
 
 from bertedu.course import COURSE_THRESHOLDS, course_recipe
 from bertedu.finetune import (

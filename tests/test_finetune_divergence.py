@@ -6,7 +6,7 @@ import warnings
 
 import pytest
 import torch
-from conftest import small_bert_config
+from support import small_bert_config
 
 from bertedu.finetune import FineTuneConfig, build_task_model, fine_tune
 from bertedu.finetune_data import SEQUENCE_CLASSIFICATION, ClassificationExample, make_dataset

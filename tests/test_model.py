@@ -4,7 +4,7 @@ import logging
 
 import pytest
 import torch
-from conftest import small_bert_config
+from support import small_bert_config
 
 from bertedu.config import BertConfig
 from bertedu.embeddings import BertEmbeddings

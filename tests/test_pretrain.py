@@ -5,7 +5,7 @@ import warnings
 
 import pytest
 import torch
-from conftest import CORPUS, same_weights
+from support import CORPUS, same_weights
 
 import bertedu.pretrain as pretrain_module
 from bertedu.checkpoint import load_checkpoint

@@ -12,7 +12,7 @@ import tracemalloc
 import numpy as np
 import pytest
 import torch
-from conftest import CORPUS, same_weights
+from support import CORPUS, same_weights
 
 from bertedu.data import PretrainingCollator, read_corpus
 from bertedu.pretrain import pretrain

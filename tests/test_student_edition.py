@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -277,6 +278,7 @@ def test_student_edition_runs_and_says_not_attempted(path, edition):
     from nbclient import NotebookClient
 
     nb = editions.read(edition / path.name)
+    before = tracked_state()
     env_home = tempfile.mkdtemp(prefix="bertedu-home-")
     old = os.environ.get("BERTEDU_HOME")
     os.environ["BERTEDU_HOME"] = env_home
@@ -296,3 +298,19 @@ def test_student_edition_runs_and_says_not_attempted(path, edition):
     assert results, "no check ran"
     assert not any("✓ Correct" in r for r in results), "a check passes in the student edition: a leak"
     assert any("Not attempted yet" in r for r in results)
+    assert tracked_state() == before, "running the student edition changed files git tracks"
+
+
+def tracked_state() -> str | None:
+    """``git status`` of the tracked files (what a student's run must never change), or None outside git."""
+    try:
+        out = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return out.stdout

@@ -17,13 +17,11 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
 
 import export_html  # noqa: E402
+from lab_server import CHROMIUM_ARGS  # noqa: E402  (no background requests: the machine has no network)
 
 pytestmark = pytest.mark.browser
 
 NOTEBOOK = ROOT / "notebooks" / "01_self_attention_by_hand.ipynb"
-# As in conftest.py: no background requests to Google's hosts (the machine has no network).
-CHROMIUM_ARGS = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-quic", "--no-first-run"]
-CHROMIUM_ARGS += ["--disable-background-networking", "--disable-component-update", "--disable-sync"]
 DONE_JS = """() => window.MathJax !== undefined && MathJax.Hub !== undefined && MathJax.Hub.queue !== undefined
     && MathJax.Hub.queue.pending === 0 && MathJax.Hub.queue.running === 0
     && document.querySelectorAll("script[type^='math/tex']").length > 0"""
