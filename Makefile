@@ -30,7 +30,7 @@ $(error TORCH_INDEX=$(TORCH_INDEX) is not understood: leave it unset for pip's u
 endif
 # The formatter and linter, pinned once (in pyproject.toml's dev extras): `make lint` installs only it.
 RUFF_PIN := $(shell grep -o '"ruff==[^"]*"' pyproject.toml | tr -d '"')
-PY_SOURCES := bertedu tests benchmarks tools data notebooks/conftest.py
+PY_SOURCES := bertedu tests benchmarks tools data
 # Notebooks to (re-)execute with `make notebooks`
 NB ?= $(sort $(wildcard notebooks/[0-9][0-9]_*.ipynb))
 
@@ -140,11 +140,12 @@ unit: dev
 	$(PY) -m pytest tests -n 2 --dist loadgroup --durations=15 -p no:cacheprovider; status=$$?; rm -rf "$$BERTEDU_HOME"; exit $$status
 
 # Strict nbval: every output is compared, except what notebooks/sanitize.cfg normalises. Two notebooks at a time
-# (pytest-xdist; notebooks/conftest.py keeps each notebook, and 06-07-08, on one worker, in order).
+# (pytest-xdist --dist loadscope: each notebook's cells on one worker, in order, in one kernel). Notebooks 07 and
+# 08 load runs/mini-bert/, which 06 writes; whichever comes first trains it, under a lock (load_course_model).
 nbval: dev
 	@export BERTEDU_HOME=$$(mktemp -d); unset MPLBACKEND BERTEDU_LANG; \
 	$(PY) -m pytest --nbval notebooks --nbval-sanitize-with notebooks/sanitize.cfg \
-	    --nbval-cell-timeout=300 -n 2 --dist loadgroup --durations=10 -p no:cacheprovider; status=$$?; rm -rf "$$BERTEDU_HOME"; exit $$status
+	    --nbval-cell-timeout=300 -n 2 --dist loadscope --durations=10 -p no:cacheprovider; status=$$?; rm -rf "$$BERTEDU_HOME"; exit $$status
 
 test: lint unit nbval
 
