@@ -31,11 +31,13 @@ def notebooks(folder: str = "notebooks") -> list[Path]:
 
 
 def run_notebook(path: Path) -> float:
-    """Execute a copy of the notebook in memory (the file is not modified); return seconds."""
+    """Execute a copy of the notebook in memory (the file is not modified); return seconds. As a first run:
+    fresh quiz progress, and an empty cache of side runs (notebooks 06 and 07 train theirs)."""
     nb = nbformat.read(path, as_version=4)
     home = tempfile.mkdtemp(prefix="bertedu-bench-")
-    env_before = os.environ.get("BERTEDU_HOME")
+    env_before = {name: os.environ.get(name) for name in ("BERTEDU_HOME", "BERTEDU_SIDE_RUNS")}
     os.environ["BERTEDU_HOME"] = home
+    os.environ["BERTEDU_SIDE_RUNS"] = os.path.join(home, "side-runs")
     os.environ.pop("MPLBACKEND", None)
     try:
         client = NotebookClient(
@@ -46,10 +48,11 @@ def run_notebook(path: Path) -> float:
         return time.perf_counter() - start
     finally:
         shutil.rmtree(home, ignore_errors=True)
-        if env_before is None:
-            os.environ.pop("BERTEDU_HOME", None)
-        else:
-            os.environ["BERTEDU_HOME"] = env_before
+        for name, value in env_before.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 @contextlib.contextmanager

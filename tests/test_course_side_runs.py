@@ -34,6 +34,13 @@ from bertedu.pretrain import PretrainingRun, pretrain
 SMALL = {"nsp_only": {"steps": 20}, "minibert": {"steps": 20}, "no_positions": {"steps": 10}}
 
 
+@pytest.fixture(autouse=True)
+def own_cache(tmp_path, monkeypatch):
+    """Each test starts with an empty cache of side runs (the second process inherits the variable)."""
+    monkeypatch.setenv("BERTEDU_SIDE_RUNS", str(tmp_path / "side-runs"))
+    return tmp_path / "side-runs"
+
+
 def same_weights(a: torch.nn.Module, b: torch.nn.Module) -> bool:
     sa, sb = a.state_dict(), b.state_dict()
     return sa.keys() == sb.keys() and all(torch.equal(sa[k], sb[k]) for k in sa)
@@ -187,3 +194,34 @@ def test_notebook_07s_curve_settings_are_the_notebooks():
     assert (course.CURVE_FRACTIONS, course.CURVE_SEEDS) == ((0.1, 0.5), (0, 1, 2))
     assert course.PRETRAINING_SIDE_RUNS == ("nsp_only", "minibert", "no_positions")
     assert set(course.SIDE_RUNS) == {*course.PRETRAINING_SIDE_RUNS, "learning_curve", "minilm"}
+
+
+# ------------------------------------------------------------------------------ the cache of finished runs
+def test_a_finished_run_is_collected_from_the_cache_next_time(own_cache):
+    first = start_side_runs({"nsp_only": {"steps": 20}})
+    assert first.in_background
+    history = first.result("nsp_only")
+    assert [p.name.split("-")[0] for p in own_cache.iterdir()] == ["nsp_only"]
+    again = start_side_runs({"nsp_only": {"steps": 20}})
+    assert not again.in_background  # nothing to train: no second process
+    assert again.result("nsp_only") == history == nsp_only_run(20)
+    assert start_side_runs({"nsp_only": {"steps": 30}}).in_background  # other settings: trained
+
+
+def test_the_cache_key_follows_settings_code_and_data(monkeypatch):
+    key = course.side_runs.side_run_key
+    assert key("nsp_only", {"steps": 20}) == key("nsp_only", {"steps": 20, "progress": True})
+    assert key("nsp_only", {"steps": 20}) != key("nsp_only", {"steps": 30}) != key("minibert", {"steps": 30})
+    before = key("minibert", {})
+    monkeypatch.setattr(course.side_runs, "_code_and_data_digest", lambda: "a line of code changed")
+    assert key("minibert", {}) != before
+
+
+def test_a_damaged_cache_file_is_trained_again(own_cache):
+    start_side_runs({"minibert": {"steps": 20}}).result("minibert")
+    (path,) = own_cache.iterdir()
+    path.write_bytes(b"not a torch file")
+    side = start_side_runs({"minibert": {"steps": 20}})
+    assert side.in_background  # the damaged file does not count as a result
+    assert same_result(side.result("minibert"), minibert_plateau_run(20))
+    assert path.read_bytes() != b"not a torch file"

