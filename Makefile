@@ -141,9 +141,12 @@ unit: dev
 
 # Strict nbval: every output is compared, except what notebooks/sanitize.cfg normalises. Two notebooks at a time
 # (pytest-xdist --dist loadscope: each notebook's cells on one worker, in order, in one kernel). Notebooks 07 and
-# 08 load runs/mini-bert/, which 06 writes; whichever comes first trains it, under a lock (load_course_model).
+# 08 load runs/mini-bert/, which 06 writes, and 06 may still be training when they start: so the course model is
+# made first (loaded in a second if it is there; trained, about a minute, on a fresh clone), and 07 and 08 never
+# train it themselves (their committed outputs show no "training the course model" message).
 nbval: dev
 	@export BERTEDU_HOME=$$(mktemp -d); unset MPLBACKEND BERTEDU_LANG; \
+	$(PY) -c "from bertedu.course import load_course_model; load_course_model()" && \
 	$(PY) -m pytest --nbval notebooks --nbval-sanitize-with notebooks/sanitize.cfg \
 	    --nbval-cell-timeout=300 -n 2 --dist loadscope --durations=10 -p no:cacheprovider; status=$$?; rm -rf "$$BERTEDU_HOME"; exit $$status
 

@@ -19,11 +19,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import nbformat
-from common import ROOT, Summary
+from common import HOG, ROOT, Summary
 from nbclient import NotebookClient
-
-HOG = "while True: pass"
-LOADED_LIMIT = 2.0  # issue 20: beside one busy process, at most twice the idle time
 
 
 def notebooks(folder: str = "notebooks") -> list[Path]:

@@ -22,7 +22,7 @@ from __future__ import annotations
 import tempfile
 import time
 
-from common import Summary
+from common import Summary, verdict
 
 from bertedu.baselines import (
     NgramFiller,
@@ -87,10 +87,6 @@ MINILM_BUDGET_S = 120
 #: The pretrained mini-BERT must beat the best trivial baseline of these tasks by this much (asserted in
 #: notebook 07 too); tagging is reported without a target (a word lookup is nearly as good there).
 BASELINE_MARGIN = {SEQUENCE_CLASSIFICATION: 0.10, SENTENCE_PAIR_CLASSIFICATION: 0.25}
-
-
-def verdict(ok: bool) -> str:
-    return "✅ met" if ok else "❌ missed"
 
 
 def course_model_config() -> BertConfig:

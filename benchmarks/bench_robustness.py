@@ -20,22 +20,16 @@ import sys
 import time
 from pathlib import Path
 
-from common import Summary, run_json_subprocess
+from common import HOG, LOADED_LIMIT, Summary, run_json_subprocess, verdict
 
 from bertedu.course import course_config
 from bertedu.pretrain import pretrain
 
 HEADING = "## 6. Robustness: beside a busy core, and over seeds and thread counts"
-HOG = "while True: pass"
-LOADED_LIMIT = 2.0  # issue 20: beside one busy process, at most twice the idle time
 METRICS = {"mlm_top1": "masked-word top-1", "mlm_top5": "masked-word top-5", "nsp_accuracy": "NSP accuracy"}
 # What notebook 06 asserts (its cell "fa0b28a5"; tests/test_bench_robustness.py keeps the two equal).
 CURRENT_ASSERTS = {"mlm_top1": 0.75, "mlm_top5": 0.9, "nsp_accuracy": 0.75}
 MARGIN = 0.05  # a proposed threshold lies at least this far below the lowest score measured
-
-
-def verdict(ok: bool) -> str:
-    return "✅ met" if ok else "❌ missed"
 
 
 def _timed_run(threads: int, steps: int | None) -> dict:

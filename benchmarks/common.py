@@ -15,6 +15,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 CACHE = ROOT / "benchmarks" / ".cache"
+#: The CPU hog of the "loaded" measurements: one process that keeps a core busy.
+HOG = "while True: pass"
+#: Issue 20: beside one busy process, the course takes at most twice its idle time.
+LOADED_LIMIT = 2.0
 
 
 @dataclass
@@ -106,3 +110,7 @@ def run_json_subprocess(code: str, timeout: int = 900) -> dict:
     if result.returncode != 0:
         raise RuntimeError(f"benchmark subprocess failed:\n{result.stdout}\n{result.stderr}")
     return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def verdict(ok: bool) -> str:
+    return "✅ met" if ok else "❌ missed"

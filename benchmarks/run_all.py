@@ -26,7 +26,7 @@ import bench_quality  # noqa: E402
 import bench_robustness  # noqa: E402
 import bench_speed  # noqa: E402
 import torch  # noqa: E402
-from common import ROOT, Summary, machine  # noqa: E402
+from common import LOADED_LIMIT, ROOT, Summary, machine, verdict  # noqa: E402
 
 from bertedu.config import BertConfig  # noqa: E402
 
@@ -45,10 +45,6 @@ NOTEBOOK_LIMIT_S = {"06_mini_pretraining.ipynb": 60, "07_fine_tuning.ipynb": 180
 TRAIN_RATIO = 1.0
 INFERENCE_RATIO = 1.05
 MEMORY_RATIO = 1.1
-
-
-def verdict(ok: bool) -> str:
-    return "✅ met" if ok else "❌ missed"
 
 
 def serialise(obj):
@@ -88,9 +84,7 @@ def headline(results: dict) -> list[str]:
             line += f"; 中文版 {course['zh_total'].median:.0f} s"
         ratio = bench_course.loaded_ratio(course)
         if ratio is not None:
-            line += (
-                f"; beside a busy core {ratio:.2f}× the idle time (target ≤ {bench_course.LOADED_LIMIT:g}×)"
-            )
+            line += f"; beside a busy core {ratio:.2f}× the idle time (target ≤ {LOADED_LIMIT:g}×)"
         lines.append(line + ".")
     for r in results["training"]:
         lines.append(
@@ -176,7 +170,7 @@ def course_section(course: dict) -> list[str]:
         "Every notebook executed headless with nbclient (a fresh kernel each, as `make test` does). *Idle*: "
         "the machine as it is, repeated; *中文*: the Chinese edition (`notebooks/zh/`), once; *loaded*: once "
         "more beside one `while True: pass` process (a busy core), with the loaded / idle ratio (target for "
-        f"the whole course: at most {bench_course.LOADED_LIMIT:g}×).",
+        f"the whole course: at most {LOADED_LIMIT:g}×).",
         "",
         "| notebook | idle: seconds (min / median / max) | target | | 中文 (s) | loaded (s) | loaded / idle |",
         "|---|---|---|---|---|---|---|",
@@ -198,7 +192,7 @@ def course_section(course: dict) -> list[str]:
     zh_total = f"{course['zh_total'].median:.1f}" if "zh_total" in course else "–"
     ratio = bench_course.loaded_ratio(course)
     busy_total = (
-        f"{course['loaded_total'].median:.1f} | {ratio:.2f} {verdict(ratio <= bench_course.LOADED_LIMIT)}"
+        f"{course['loaded_total'].median:.1f} | {ratio:.2f} {verdict(ratio <= LOADED_LIMIT)}"
         if ratio is not None
         else "– | –"
     )
@@ -467,7 +461,7 @@ def main(argv: list[str] | None = None) -> int:
     failures = bench_quality.missed(results["quality"]) if "quality" in results else []
     failures += bench_robustness.missed(results["robustness"]) if "robustness" in results else []
     ratio = bench_course.loaded_ratio(results["course"]) if "course" in results else None
-    if ratio is not None and ratio > bench_course.LOADED_LIMIT:
+    if ratio is not None and ratio > LOADED_LIMIT:
         failures.append(f"the whole course beside a busy core took {ratio:.2f}x its idle time")
     for failure in failures:
         print(f"quality target missed: {failure}", file=sys.stderr)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -222,6 +223,11 @@ class BertConfig:
         Keys such as ``architectures``, ``model_type`` or ``transformers_version`` are accepted. A config
         describing a different model (relative positions, cross-attention) raises ``ValueError``.
         """
+        if not isinstance(data, Mapping):
+            raise ValueError(
+                f"BertConfig.from_dict needs a dict (the contents of a config.json), got a "
+                f"{type(data).__name__}; use BertConfig.from_json_file(path) to read a file."
+            )
         data = {**data, **overrides}
         model_type = data.get("model_type", "bert")
         if model_type not in ("bert", None):

@@ -57,8 +57,12 @@ from bertedu.model import (
     BertForTokenClassification,
     BertPreTrainedModel,
 )
-from bertedu.optim import TrainingDivergedError, make_optimizer
-from bertedu.pretrain import DIVERGENCE_RATIO, TrainingDivergenceWarning
+from bertedu.optim import (
+    DIVERGENCE_RATIO,
+    TrainingDivergedError,
+    TrainingDivergenceWarning,
+    make_optimizer,
+)
 from bertedu.tokenizer import BertTokenizer
 from bertedu.utils import atomic_write_json, write_directory_atomically
 from bertedu.validation import require_int, require_number

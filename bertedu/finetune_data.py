@@ -138,7 +138,14 @@ class LabelSet:
     @classmethod
     def from_labels(cls, labels: Iterable[str]) -> LabelSet:
         """The sorted distinct names of ``labels`` (so the ids do not depend on the order of the data)."""
-        return cls(tuple(sorted(set(labels))))
+        names = set(labels)
+        kinds = sorted({type(name).__name__ for name in names})
+        if len(kinds) > 1:
+            raise ValueError(
+                f"The labels mix types ({', '.join(kinds)}): give every label as a string, e.g. "
+                "str(label), so that '1' and 1 are not two different classes."
+            )
+        return cls(tuple(sorted(names)))
 
     def __len__(self) -> int:
         return len(self.names)

@@ -146,6 +146,11 @@ def test_readme_quotes_the_committed_results():
     assert run_all.render_readme(readme, results) == readme, (
         "the course map's times differ from benchmarks/results.json: run python benchmarks/run_all.py --readme-only"
     )
+    assert "TBD" not in readme, "a course-map time is still a placeholder: run make bench"
+    timed = set(results["course"]["notebooks"])
+    assert timed == {p.name for p in (run_all.ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")}, (
+        "benchmarks/results.json does not time every notebook: run make bench"
+    )
 
 
 def test_the_course_map_times_come_from_the_results():
@@ -188,3 +193,25 @@ def test_trivial_baselines_are_reported_next_to_the_model_and_a_thin_margin_is_n
     failures = bench_quality.missed(results)
     assert len(failures) == 1 and "less than 0.25 above the overlap baseline (0.700)" in failures[0]
     assert "❌ missed" in "\n".join(bench_quality.section(results))
+
+
+def test_scaling_guide_quotes_the_committed_tokens_per_second():
+    """docs/scaling.md's table of tokens/s is the committed benchmark's (within rounding to 3 figures)."""
+    import json
+    import re
+
+    import run_all
+
+    results = json.loads(run_all.RESULTS_JSON.read_text(encoding="utf-8"))
+    text = (run_all.ROOT / "docs" / "scaling.md").read_text(encoding="utf-8")
+    rows = [
+        line
+        for line in text.splitlines()
+        if line.startswith("| notebook 06's model") or "BERT-mini 4/256, batch" in line
+    ]
+    assert len(rows) == 2, rows
+    for row, measured in zip(rows, results["processes"], strict=True):
+        quoted = [float(n.replace(",", "")) for n in re.findall(r"≈ ([\d,]+) tokens/s", row)]
+        for value, key in zip(quoted, ["1 process", "2 processes", "1 process, 2 threads"], strict=True):
+            median = measured["tokens_per_s"][key]["median"]
+            assert abs(value - median) <= 0.01 * median, (row, key, median)

@@ -146,6 +146,12 @@ def test_rejects_configs_of_other_models():
         BertConfig.from_dict({"model_type": "roberta"})
 
 
+@pytest.mark.parametrize("data", [[1, 2], "config.json", None])
+def test_from_dict_of_something_else_says_what_it_needs(data):
+    with pytest.raises(ValueError, match="needs a dict .* got a (list|str|NoneType).*from_json_file"):
+        BertConfig.from_dict(data)
+
+
 def test_replace_validates_again():
     c = BertConfig.from_preset("tiny")
     assert c.replace(num_labels=7).num_labels == 7

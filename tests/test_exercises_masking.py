@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import json
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,8 @@ import torch
 
 from bertedu.exercises import masking as ex
 from bertedu.masking import mask_tokens
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 # ------------------------------------------------------------------------------------------ expected counts
@@ -78,17 +81,17 @@ def test_coverage_epochs_typical_mistakes(answer, phrase):
 
 
 # ------------------------------------------------------------------------------------------ fix the masking
-def buggy_mask_tokens(input_ids, tokenizer, generator):
-    """The notebook's starter: selects special tokens and labels every position."""
-    labels = input_ids.clone()
-    selected = torch.rand(input_ids.shape, generator=generator) < 0.15
-    action = torch.rand(input_ids.shape, generator=generator)
-    masked_ids = input_ids.clone()
-    masked_ids[selected & (action < 0.8)] = tokenizer.mask_token_id
-    random_ids = torch.randint(tokenizer.vocab_size, input_ids.shape, generator=generator)
-    swap = selected & (action >= 0.8) & (action < 0.9)
-    masked_ids[swap] = random_ids[swap]
-    return masked_ids, labels
+def _notebook_starter():
+    """The buggy starter exactly as notebook 03 shows it (cell 64820439): selects special tokens and labels
+    every position. Read from the notebook, so the checker is tested on what students really get."""
+    nb = json.loads((ROOT / "notebooks" / "03_masking_strategy.ipynb").read_text(encoding="utf-8"))
+    (cell,) = [c for c in nb["cells"] if c.get("id") == "64820439"]
+    ns = {"torch": torch}
+    exec("".join(cell["source"]), ns)
+    return ns["my_mask_tokens"]
+
+
+buggy_mask_tokens = _notebook_starter()
 
 
 def solution():

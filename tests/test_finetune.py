@@ -146,6 +146,12 @@ def test_span_loss_by_hand_is_the_mean_of_start_and_end_cross_entropy():
 # Encoding: label alignment and char -> token spans
 
 
+def test_label_names_of_mixed_types_are_refused_with_what_to_do():
+    assert LabelSet.from_labels(["pos", "neg", "pos"]).names == ("neg", "pos")
+    with pytest.raises(ValueError, match=r"mix types \(int, str\).*str\(label\)"):
+        LabelSet.from_labels(["1", 0, "1"])
+
+
 def test_first_piece_gets_the_tag(tok):
     labels = LabelSet(("DET", "NOUN", "VERB"))
     enc = align_word_labels(["the", "dog", "barks"], ["DET", "NOUN", "VERB"], tok, labels, max_length=16)

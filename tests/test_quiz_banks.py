@@ -119,6 +119,16 @@ def test_welcome_bank_has_each_type():
     assert any(b.kind == "numeric" for q in bank.questions for b in q.blanks)
 
 
+def test_chinese_text_keeps_the_spaces_inside_code_spans():
+    """YAML folding's spaces between Chinese characters are dropped, but a code span shows text exactly:
+    the tokenizer's output `bert 很 好 用` must not read `bert 很好用` in the Chinese edition."""
+    option = load_bank("02_tokens_and_embeddings").question("basic-tokenization").options[1]
+    assert "`bert 很 好 用`" in option.text["zh"], option.text["zh"]
+    assert plain_text(option.text["zh"]) == plain_text(option.text["en"]) == "BERT 很好用 → bert 很 好 用"
+    prompt = load_bank("02_tokens_and_embeddings").question("basic-tokenization").prompt["zh"]
+    assert not re.search(r"[\u4e00-\u9fff] [\u4e00-\u9fff]", prompt.replace("`", "")), prompt
+
+
 def test_paper_facts_spot_check():
     """A few numbers the course states elsewhere, checked against the bank's answers."""
     bank = load_bank("paper")

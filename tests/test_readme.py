@@ -264,7 +264,7 @@ def check_make(command: Command, tmp_path: Path) -> None:
 def check_python(command: Command, tmp_path: Path) -> None:
     words = command.words[1:]
     python = str(VENV_BIN / "python")
-    if words and words[0].startswith("tools/") and words[0].endswith(".py"):
+    if words and words[0].startswith(("tools/", "benchmarks/")) and words[0].endswith(".py"):
         # One of the course's scripts: it exists, and takes the options given (from its --help).
         assert (ROOT / words[0]).is_file(), f"{command}: {words[0]} does not exist"
         result = _run([python, words[0], "--help"], command)

@@ -50,6 +50,16 @@ def test_plotted_matrix_equals_the_attention_tensor_and_rows_sum_to_one():
     assert ax.get_title() == "one head"
 
 
+def test_dollar_signs_in_tokens_are_drawn_as_text():
+    """A token "$$" used to reach Matplotlib's maths parser and fail; now every $ is drawn literally."""
+    tokens = ["[CLS]", "$$", "$x$", "$", "[SEP]"]
+    fig = viz.plot_attention(softmax_attention((5, 5)), tokens)
+    fig.canvas.draw()  # the maths parser runs when the labels are drawn
+    ax = fig.axes[0]
+    assert labels(ax.get_xticklabels()) == ["[CLS]", r"\$\$", r"\$x\$", r"\$", "[SEP]"]
+    plt.close(fig)
+
+
 def test_padding_rows_and_columns_are_left_out_and_padded_columns_are_zero():
     attn = softmax_attention((9, 9), n_pad=2, seed=1)
     assert torch.all(attn[:, -2:] == 0)  # what the model must produce: padded key columns are 0

@@ -247,14 +247,17 @@ def bank_from_data(data: Any, source: str) -> Bank:
 
 _ZH_CHAR = r"[\u2014\u2018-\u201f\u2026\u3000-\u303f\u3400-\u9fff\uff00-\uffef]"
 _CJK_GAP = re.compile(rf"(?<={_ZH_CHAR})[ \t\n]+(?={_ZH_CHAR})")
+_CODE_SPAN = re.compile(r"(`[^`]*`)")
 
 
 def _text(value: Mapping[str, str] | None) -> Text | None:
-    """Strip a bilingual string; drop the spaces YAML folding leaves between two Chinese characters."""
+    """Strip a bilingual string; drop the spaces YAML folding leaves between two Chinese characters, except
+    inside `code spans`, which show text exactly (`bert 很 好 用` is a tokenizer's output, spaces and all)."""
     if value is None:
         return None
     out = {lang: value[lang].strip() for lang in LANGUAGES}
-    out["zh"] = _CJK_GAP.sub("", out["zh"])
+    parts = _CODE_SPAN.split(out["zh"])  # odd indices are code spans
+    out["zh"] = "".join(part if i % 2 else _CJK_GAP.sub("", part) for i, part in enumerate(parts))
     return out
 
 

@@ -284,6 +284,12 @@ def label_fontsize(n: int) -> float:
     return float(np.clip(260 / max(n, 1), 5, 10))
 
 
+def literal_labels(tokens: list[str]) -> list[str]:
+    """Tokens as Matplotlib shows them literally: a ``$`` is escaped, so that a token such as ``"$$"`` is
+    drawn as text instead of being parsed as mathematics (which fails on an empty formula)."""
+    return [token.replace("$", r"\$") for token in tokens]
+
+
 # -----------------------------------------------------------------------------------------------------------
 # Chinese text in figures: labels of the Chinese edition, and Chinese tokens in any language
 

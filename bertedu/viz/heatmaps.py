@@ -19,6 +19,7 @@ from ._core import (
     check_index,
     finish,
     label_fontsize,
+    literal_labels,
     make_view,
     new_figure,
     stack_attentions,
@@ -109,8 +110,8 @@ def plot_attention(
         annot=annotate,
         fmt=fmt,
         annot_kws={"fontsize": label_fontsize(n_cols) * 0.8},
-        xticklabels=view.col_tokens,
-        yticklabels=view.row_tokens,
+        xticklabels=literal_labels(view.col_tokens),
+        yticklabels=literal_labels(view.row_tokens),
     )
     ax.tick_params(axis="x", labelrotation=90, labelsize=label_fontsize(n_cols))
     ax.tick_params(axis="y", labelrotation=0, labelsize=label_fontsize(n_rows))
@@ -140,8 +141,12 @@ def _draw_panel(ax, view: AttentionView, *, vmin, vmax, cmap, show_x: bool, show
     ax.set(xlim=(0, n_cols), ylim=(0, n_rows), aspect="equal")
     ax.invert_yaxis()  # row 0 at the top, as in a matrix
     # no tick objects at all on unlabelled panels: 72 panels x 2T ticks make drawing slow
-    ax.set_xticks(np.arange(n_cols) + 0.5 if show_x else [], view.col_tokens if show_x else [])
-    ax.set_yticks(np.arange(n_rows) + 0.5 if show_y else [], view.row_tokens if show_y else [])
+    ax.set_xticks(
+        np.arange(n_cols) + 0.5 if show_x else [], literal_labels(view.col_tokens) if show_x else []
+    )
+    ax.set_yticks(
+        np.arange(n_rows) + 0.5 if show_y else [], literal_labels(view.row_tokens) if show_y else []
+    )
     ax.tick_params(axis="x", labelrotation=90, labelsize=label_fontsize(n_cols) * 0.8, length=0)
     ax.tick_params(axis="y", labelsize=label_fontsize(n_rows) * 0.8, length=0)
     if sep_boundary:
