@@ -195,8 +195,10 @@ def screenshot(page, lab, name: str) -> Path:
     return path
 
 
-def open_notebook(page, lab, name: str) -> None:
-    page.goto(lab.url(f"lab/tree/{lab.folder}/{name}"))
+def open_notebook(page, lab, name: str, *, reset: bool = False) -> None:
+    """Open ``name`` and wait for an idle kernel; ``reset``: close every other tab first (JupyterLab's
+    ``reset`` URL parameter), so that the page holds this notebook only."""
+    page.goto(lab.url(f"lab/tree/{lab.folder}/{name}") + ("&reset" if reset else ""))
     page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
     kernel = page.locator(".jp-Toolbar-kernelName", has_text="Python 3")
     idle = page.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']")
@@ -306,3 +308,33 @@ def test_write_the_module_accepts_correct_and_names_the_bug(repo_lab, page):
     expect(check).to_contain_text("same outputs as bertedu's BertSelfAttention")
     assert page.evaluate(PICTOGRAPHS_JS) == []
     screenshot(page, repo_lab, "student11_correct_attention")
+
+
+@pytest.mark.skipif(
+    os.environ.get("BERTEDU_BROWSER_ALL") != "1",
+    reason="about 6 minutes: run with BERTEDU_BROWSER_ALL=1 (not part of make test, to keep CI under 20 min)",
+)
+def test_every_student_notebook_runs_in_the_browser_and_leaves_git_clean(repo_lab, page):
+    """Issue 20: Run All on every notebook of the student edition in JupyterLab, saving each (as autosave
+    would): no cell ends in an error, and git's view of the course is unchanged."""
+    before = course_state()
+    sources = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+    build_student.build(sources, ROOT / repo_lab.folder, quiet=True)
+    for source in sources:
+        started = time.monotonic()
+        open_notebook(page, repo_lab, source.name, reset=True)
+        run_all_and_wait(page, timeout_s=600)
+        page.keyboard.press("Control+s")
+        saved_path = ROOT / repo_lab.folder / source.name
+        deadline = time.monotonic() + 60
+        while True:  # the save reaches the disk a moment later
+            saved = json.loads(saved_path.read_text(encoding="utf-8"))
+            code = [c for c in saved["cells"] if c["cell_type"] == "code"]
+            if code and all(c.get("execution_count") for c in code):
+                break
+            assert time.monotonic() < deadline, f"{source.name}: the run was not saved"
+            page.wait_for_timeout(500)
+        errors = [o for c in code for o in c.get("outputs", []) if o.get("output_type") == "error"]
+        assert not errors, f"{source.name}: {errors[0].get('ename')}: {errors[0].get('evalue')}"
+        print(f"\n{source.name}: Run All + save in the browser, {time.monotonic() - started:.0f} s")
+        assert course_state() == before, f"running {source.name} in the browser changed tracked files"
