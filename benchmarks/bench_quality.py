@@ -45,6 +45,7 @@ from bertedu.course import (
     run_minilm,
 )
 from bertedu.data import read_corpus
+from bertedu.evalsets import load_masked_word_items, load_nsp_items
 from bertedu.finetune import MAIN_METRIC
 from bertedu.finetune_data import (
     SENTENCE_PAIR_CLASSIFICATION,
@@ -55,7 +56,7 @@ from bertedu.finetune_data import (
     task_shape,
 )
 from bertedu.pretrain import model_config, pretrain
-from bertedu.probes import load_masked_word_items, load_nsp_items, masked_word_accuracy, nsp_accuracy
+from bertedu.probes import masked_word_accuracy, nsp_accuracy
 from bertedu.utils import data_path, resolve_path
 
 # The targets of issue 7 (notebook 06 asserts margins below them: results vary by a few points between CPUs).

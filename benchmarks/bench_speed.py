@@ -271,21 +271,14 @@ def _train_in_processes(config, processes: int, threads: int, timeout: int = 900
 def _tokens(config) -> int:
     """Real (non-padding) tokens in the first ``config.steps`` batches of the run, the same for any number of
     processes (they share each global batch)."""
-    from bertedu.data import PretrainingCollator, PretrainingDataset, bucketed_batches, read_corpus
+    from bertedu.data import read_corpus
+    from bertedu.pretrain import pretraining_batches
     from bertedu.tokenizer import train_tokenizer
     from bertedu.utils import resolve_path
 
     documents = read_corpus(resolve_path(config.corpus))
     tokenizer = train_tokenizer(documents, config.vocab_size)
-    dataset = PretrainingDataset(
-        documents,
-        tokenizer,
-        max_length=config.max_length,
-        max_sentences=config.max_sentences,
-        seed=config.seed,
-    )
-    collator = PretrainingCollator(tokenizer, mlm_probability=config.mlm_probability)
-    batches = bucketed_batches(dataset, collator, config.batch_size, bucket_batches=config.bucket_batches)
+    batches = pretraining_batches(config, documents, tokenizer)
     return sum(int(next(batches)[1]["attention_mask"].sum()) for _ in range(config.steps))
 
 

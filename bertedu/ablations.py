@@ -49,6 +49,7 @@ from bertedu.baselines import (
 )
 from bertedu.course import course_config, course_tokenizer, run_course_task
 from bertedu.data import read_corpus
+from bertedu.evalsets import load_masked_word_items, load_nsp_items
 from bertedu.finetune_data import (
     SENTENCE_PAIR_CLASSIFICATION,
     SEQUENCE_CLASSIFICATION,
@@ -62,14 +63,7 @@ from bertedu.finetune_data import (
 from bertedu.losses import IGNORE_INDEX
 from bertedu.metrics import macro_f1, token_accuracy
 from bertedu.pretrain import PretrainingConfig, pretrain
-from bertedu.probes import (
-    candidate_mask,
-    evaluating,
-    load_masked_word_items,
-    load_nsp_items,
-    masked_word_accuracy,
-    nsp_accuracy,
-)
+from bertedu.probes import candidate_mask, evaluating, masked_word_accuracy, nsp_accuracy
 from bertedu.utils import data_path, repo_root, resolve_path
 
 # ----------------------------------------------------------------------------------------------------------

@@ -4,8 +4,8 @@
 
 Shapes: B batch, T tokens, H hidden size, A heads, d = H / A dimensions per head.
 
-Two ablations of notebook 10 live here: the causal mask of a left-to-right model (:func:`build_causal_mask`,
-used when ``config.is_decoder``) and pre-LN sub-layers (``config.layer_norm_position == "pre"``).
+:func:`build_causal_mask` is the mask of notebook 10's left-to-right variant (used by
+:mod:`bertedu.variants`); the classes here are BERT's.
 
 Introduced in notebook 01 (the formula) and notebook 05 (the multi-head block).
 """
@@ -112,8 +112,8 @@ class BertSelfAttention(nn.Module):
         key_mask: torch.Tensor | None = None,
         output_attentions: bool = False,
     ) -> tuple[torch.Tensor, torch.Tensor | None]:
-        """hidden_states ``(B, T, H)``; key_mask: boolean, ``(B, 1, 1, T)`` from :func:`build_key_mask` (or
-        ``(B, 1, T, T)`` combined with :func:`build_causal_mask`)."""
+        """hidden_states ``(B, T, H)``; key_mask: boolean, ``(B, 1, 1, T)`` from :func:`build_key_mask`, or
+        any mask that broadcasts to ``(B, A, T, T)``."""
         B, T, H = hidden_states.shape
         q = self.split_heads(self.query(hidden_states))  # (B, A, T, d)
         k = self.split_heads(self.key(hidden_states))  # (B, A, T, d)
@@ -147,21 +147,17 @@ class BertSelfOutput(nn.Module):
         self.dense = nn.Linear(config.hidden_size, config.hidden_size)
         self.LayerNorm = nn.LayerNorm(config.hidden_size, eps=config.layer_norm_eps)
         self.dropout = nn.Dropout(config.hidden_dropout_prob)
-        self.pre_layer_norm = config.layer_norm_position == "pre"
 
     def forward(self, hidden_states: torch.Tensor, input_tensor: torch.Tensor) -> torch.Tensor:
         """hidden_states: attention context ``(B, T, H)``; input_tensor: the block's input ``(B, T, H)``."""
         hidden_states = self.dropout(self.dense(hidden_states))
-        if self.pre_layer_norm:  # pre-LN (notebook 10): LayerNorm was applied to the block's input instead
-            return hidden_states + input_tensor
         return self.LayerNorm(hidden_states + input_tensor)  # post-LN: residual first, then normalise
 
 
 class BertAttention(nn.Module):
     """The attention half of a BERT layer: ``LN(x + MultiHead(x))``; returns ``(output, weights)``.
 
-    Pre-LN (``config.layer_norm_position == "pre"``, notebook 10): ``x + MultiHead(LN(x))``, with the same
-    ``output.LayerNorm`` parameters applied to the input instead. Introduced in notebook 05.
+    Introduced in notebook 05.
     """
 
     def __init__(self, config: BertConfig):
@@ -175,8 +171,5 @@ class BertAttention(nn.Module):
         key_mask: torch.Tensor | None = None,
         output_attentions: bool = False,
     ) -> tuple[torch.Tensor, torch.Tensor | None]:
-        attention_input = (
-            self.output.LayerNorm(hidden_states) if self.output.pre_layer_norm else hidden_states
-        )
-        context, weights = self.self(attention_input, key_mask, output_attentions)
+        context, weights = self.self(hidden_states, key_mask, output_attentions)
         return self.output(context, hidden_states), weights  # (B, T, H), (B, A, T, T) or None

@@ -28,14 +28,21 @@ Introduced in notebook 06 (NSP and masked-word baselines) and notebook 07 (class
 
 from __future__ import annotations
 
-import csv
 import math
 import os
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
-from pathlib import Path
 
-from bertedu.metrics import macro_f1
+from bertedu.data import IS_NEXT, NOT_NEXT
+from bertedu.evalsets import (
+    MASK,
+    NSP_LABELS,
+    has_one_mask,
+    load_masked_word_items,
+    load_nsp_items,
+    split_answers,
+)
+from bertedu.metrics import accuracy, macro_f1
 
 #: Function words of the course vocabulary: determiners, prepositions, conjunctions, pronouns, question
 #: words, auxiliaries and a few adverbs. Every other word is a *content word*.
@@ -48,10 +55,6 @@ STOP_WORDS = frozenset(
     he she they it her what who where when
     """.split()
 )
-#: Hugging Face's next_sentence_label convention (as in bertedu.data): 0 = IsNext, 1 = NotNext.
-IS_NEXT, NOT_NEXT = 0, 1
-MASK = "[MASK]"
-_NSP_LABELS = {"isnext": IS_NEXT, "0": IS_NEXT, "notnext": NOT_NEXT, "1": NOT_NEXT}
 _START, _END = "<s>", "</s>"  # sentence boundaries for the n-gram counts
 
 
@@ -77,28 +80,7 @@ def shares_content_word(a: str, b: str) -> bool:
 
 
 # ----------------------------------------------------------------------------------------------------------
-# Reading the evaluation files (the format of data/README.md; no dependency on the model code)
-
-
-def _read_tsv(path: str | os.PathLike, columns: Sequence[str]) -> list[list[str]]:
-    """The data rows of a TSV file whose header starts with ``columns`` (extra columns are dropped)."""
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"{path} does not exist; the course's evaluation files are in data/.")
-    with open(path, encoding="utf-8-sig", newline="") as fh:
-        rows = [
-            r for r in csv.reader(fh, delimiter="\t", quoting=csv.QUOTE_NONE) if any(c.strip() for c in r)
-        ]
-    if not rows or [c.strip().lower() for c in rows[0][: len(columns)]] != list(columns):
-        raise ValueError(f"{path}: the first line must be the header {'<TAB>'.join(columns)}.")
-    body = []
-    for number, row in enumerate(rows[1:], start=2):
-        if len(row) != len(rows[0]):
-            raise ValueError(
-                f"{path}, row {number}: expected {len(rows[0])} tab-separated fields, got {row!r}."
-            )
-        body.append([c.strip() for c in row[: len(columns)]])
-    return body
+# The evaluation files (read by bertedu.evalsets), as plain tuples
 
 
 def read_nsp_items(path: str | os.PathLike) -> list[tuple[str, str, int]]:
@@ -106,26 +88,20 @@ def read_nsp_items(path: str | os.PathLike) -> list[tuple[str, str, int]]:
 
     The label column holds ``IsNext``/``NotNext`` (or Hugging Face's ``0``/``1``). Notebook 06.
     """
-    items = []
-    for a, b, label in _read_tsv(path, ("sentence_a", "sentence_b", "label")):
-        if label.lower() not in _NSP_LABELS:
-            raise ValueError(f"{path}: label must be IsNext or NotNext (or 0 / 1), got {label!r}.")
-        items.append((a, b, _NSP_LABELS[label.lower()]))
-    return items
+    return [(i.sentence_a, i.sentence_b, i.next_sentence_label) for i in load_nsp_items(path)]
 
 
 def read_masked_word_items(path: str | os.PathLike) -> list[tuple[str, tuple[str, ...]]]:
     """``(sentence, answers)`` pairs from a file like ``data/mlm_eval.tsv`` (answers split on ``|``). Notebook 06."""
-    return [(s, _check_masked_item(s, answers)) for s, answers in _read_tsv(path, ("sentence", "answers"))]
+    return [(i.sentence, i.answers) for i in load_masked_word_items(path)]
 
 
 def _check_masked_item(sentence: str, answers: Iterable[str]) -> tuple[str, ...]:
-    if not isinstance(sentence, str) or words(sentence).count(MASK.lower()) != 1:
+    if not isinstance(sentence, str) or not has_one_mask(sentence):
         raise ValueError(
             f"A masked-word item needs exactly one [MASK] (as a word of its own), got {sentence!r}."
         )
-    answers = answers.split("|") if isinstance(answers, str) else answers  # "chases|catches" or a list
-    answers = tuple(a.strip().lower() for a in answers if a.strip())
+    answers = split_answers(answers)  # "chases|catches" or a list
     if not answers:
         raise ValueError(f"No answer given for {sentence!r}.")
     return answers
@@ -150,7 +126,7 @@ def overlap_nsp_accuracy(items: Sequence[tuple[str, str, int | str]]) -> float:
         raise ValueError("No NSP items to score.")
     right = 0
     for a, b, label in items:
-        label = _NSP_LABELS.get(str(label).lower()) if not isinstance(label, int) else label
+        label = NSP_LABELS.get(str(label).lower()) if not isinstance(label, int) else label
         if label not in (IS_NEXT, NOT_NEXT):
             raise ValueError(f"NSP labels are 0 (IsNext) or 1 (NotNext), got {label!r} for {a!r} / {b!r}.")
         right += overlap_nsp_predict(a, b) == label
@@ -216,7 +192,7 @@ class NgramFiller:
 
     def _tokens(self, sentence: str) -> tuple[list[str], int]:
         tokens = [_START, _START, *words(sentence), _END]
-        if tokens.count(MASK.lower()) != 1:
+        if not has_one_mask(sentence) or tokens.count(MASK.lower()) != 1:
             raise ValueError(
                 f"The sentence needs exactly one [MASK] (as a word of its own), got {sentence!r}."
             )
@@ -297,15 +273,6 @@ def _check_labelled(texts: Sequence, labels: Sequence, what: str) -> None:
         raise ValueError(f"{what}: got {len(texts)} texts but {len(labels)} labels; give one label per text.")
     if not texts:
         raise ValueError(f"{what}: no examples.")
-
-
-def accuracy(predicted: Sequence, gold: Sequence) -> float:
-    """Share of positions where ``predicted`` equals ``gold``."""
-    if len(predicted) != len(gold) or not gold:
-        raise ValueError(
-            f"Need equally many predictions and gold labels (got {len(predicted)} and {len(gold)})."
-        )
-    return sum(p == g for p, g in zip(predicted, gold)) / len(gold)
 
 
 def majority_label(labels: Sequence[str]) -> str:

@@ -10,7 +10,7 @@ directly) plus what resuming needs:
 - ``trainer_state.json``: the run's settings, its history and metrics, the corpus's SHA-256.
 
 Crash safety. The whole folder is written next to the target and swapped into place
-(:func:`bertedu.utils.write_directory_atomically`, where the design is written down): it is filled as a hidden
+(:func:`bertedu.files.write_directory_atomically`, where the design is written down): it is filled as a hidden
 ``.NAME.tmp-*`` sibling, flushed to disk, renamed ``.NAME.new-*`` (complete), and exchanged with the old
 checkpoint in one atomic step (Linux ``renameat2(RENAME_EXCHANGE)``; elsewhere the old one is renamed aside
 first). So at every instant the folder, or a sibling that :func:`recover_checkpoint` puts back, holds a
@@ -23,9 +23,8 @@ Several processes (``torchrun``, :mod:`bertedu.distributed`). Only process 0 wri
 it is done. A checkpoint does not depend on the number of processes (the batch size in its settings is the
 global one), so a run saved by 2 processes resumes with 1 or 4 (:func:`check_resume`).
 
-Stopping. :class:`StopOnSignal` turns Ctrl-C and SIGTERM into a flag the training loop checks after each step
-(it then saves and stops), and :class:`TrainingInterrupted` is what :func:`bertedu.pretrain.pretrain` raises
-afterwards; :func:`check_output_dir` refuses, before any training, a folder checkpoints cannot go to.
+Before any training, :func:`check_output_dir` refuses a folder checkpoints cannot go to. (Stopping a run on a
+signal, with a checkpoint, is the training loop's job: :class:`bertedu.pretrain.StopOnSignal`.)
 
 Used by :mod:`bertedu.pretrain` (notebook 06).
 """
@@ -35,9 +34,7 @@ from __future__ import annotations
 import json
 import os
 import random
-import signal
 import tempfile
-import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -46,10 +43,7 @@ import numpy as np
 import torch
 
 from bertedu import __version__
-from bertedu.model import BertForPreTraining
-from bertedu.serialization import CONFIG_NAME, WEIGHTS_NAME
-from bertedu.tokenizer import VOCAB_FILE_NAME, BertTokenizer
-from bertedu.utils import (
+from bertedu.files import (
     atomic_write_json,
     directory_lock,
     explain_os_error,
@@ -57,9 +51,21 @@ from bertedu.utils import (
     recover_directory,
     write_directory_atomically,
 )
+from bertedu.model import BertForPreTraining
+from bertedu.serialization import CONFIG_NAME, WEIGHTS_NAME
+from bertedu.tokenizer import TOKENIZER_CONFIG_NAME, VOCAB_FILE_NAME, BertTokenizer
 
 TRAINING_STATE_NAME = "training_state.pt"
 TRAINER_STATE_NAME = "trainer_state.json"
+#: Every file a checkpoint folder holds (tokenizer_config.json is optional: older checkpoints lack it).
+CHECKPOINT_FILES = (
+    CONFIG_NAME,
+    WEIGHTS_NAME,
+    VOCAB_FILE_NAME,
+    TOKENIZER_CONFIG_NAME,
+    TRAINING_STATE_NAME,
+    TRAINER_STATE_NAME,
+)
 CHECKPOINT_FORMAT = 1
 
 
@@ -101,7 +107,7 @@ def set_rng_state(state: dict[str, Any]) -> None:
 def is_checkpoint(directory: str | os.PathLike) -> bool:
     """True if ``directory`` holds a complete checkpoint written by :func:`save_checkpoint`."""
     directory = Path(directory)
-    names = (CONFIG_NAME, WEIGHTS_NAME, VOCAB_FILE_NAME, TRAINING_STATE_NAME, TRAINER_STATE_NAME)
+    names = [name for name in CHECKPOINT_FILES if name != TOKENIZER_CONFIG_NAME]
     return directory.is_dir() and all((directory / n).is_file() for n in names)
 
 
@@ -134,7 +140,7 @@ def save_checkpoint(
 
     The model part is saved with the teaching (explicit-attention) config, so ``transformers`` and
     :func:`load_checkpoint` both read it. An existing checkpoint there is replaced (see the module docstring
-    for why that is crash-safe). Raises :class:`bertedu.utils.SaveError` naming the cause (disk full, no
+    for why that is crash-safe). Raises :class:`bertedu.files.SaveError` naming the cause (disk full, no
     permission, ...) if it cannot be written; the previous checkpoint then stays. Returns the path.
     """
 
@@ -240,7 +246,7 @@ def load_checkpoint(directory: str | os.PathLike) -> Checkpoint:
 
 
 # ----------------------------------------------------------------------------------------------------------
-# Where checkpoints go, and stopping a run so that it can be resumed
+# Where checkpoints go, and whether a run can be resumed
 
 
 def check_resume(
@@ -294,69 +300,3 @@ def check_output_dir(output_dir: Path) -> None:
             f"{output_dir} already holds files that are not a bertedu checkpoint; saving would replace "
             "the folder. Choose a new or empty output folder."
         )
-
-
-class TrainingInterrupted(KeyboardInterrupt):
-    """Pretraining was stopped by a signal (Ctrl-C, a kernel interrupt or a cell timeout: SIGINT; ``kill``, a
-    container stop or a kernel shutdown: SIGTERM) after saving a checkpoint. Its message says where it
-    stopped and how to resume. Attributes: ``step``, ``total_steps``, ``output_dir`` (``None``: nothing was
-    saved), ``signal`` (``"SIGINT"`` or ``"SIGTERM"``) and ``run``, the :class:`PretrainingRun` so far.
-
-    A ``KeyboardInterrupt``, so code that stops on Ctrl-C stops here too, and a notebook cell shows it as an
-    error instead of a finished run. Introduced in notebook 06.
-    """
-
-    def __init__(self, run: Any, total_steps: int, signal_name: str, resume_hint: str | None = None) -> None:
-        self.run, self.step, self.total_steps = run, run.step, total_steps
-        self.output_dir, self.signal = run.output_dir, signal_name
-        cause = {
-            "SIGINT": "interrupted (Ctrl-C, a kernel interrupt or a cell time-out)",
-            "SIGTERM": "stopped by SIGTERM (kill, a container stop or a kernel restart)",
-        }[signal_name]
-        if run.output_dir is None:
-            saved = "Nothing was saved (no output_dir was given); start it again to train it."
-        else:
-            saved = f"A checkpoint is saved in {run.output_dir}. " + (
-                resume_hint
-                or f"Resume it with pretrain(config, {str(run.output_dir)!r}, resume=True), or from a terminal "
-                f"with the course's Python: .venv/bin/python -m bertedu.pretrain --output {run.output_dir} --resume."
-            )
-        super().__init__(f"Pretraining was {cause} at step {run.step}/{total_steps}. {saved}")
-
-
-class StopOnSignal:
-    """``with StopOnSignal() as flag:`` Ctrl-C (SIGINT) or SIGTERM sets ``flag.stop`` (and ``flag.signal``)
-    instead of ending the program, so a training loop can finish its step, save a checkpoint and stop. A second
-    signal raises ``KeyboardInterrupt`` at once, except once the loop has set ``flag.saving``: a kernel shutdown
-    sends SIGINT, then SIGTERM 2.5 s later, and that must not cut the final save short. Handlers can only be set
-    from the main thread; elsewhere signals keep their usual effect. ``patient=True`` (a process of a
-    ``torchrun`` job, whose launcher may signal twice and kills it after a while anyway): a second signal
-    never interrupts, so the processes still stop together. Introduced in notebook 06."""
-
-    SIGNALS = ("SIGINT", "SIGTERM")
-
-    def __init__(self, patient: bool = False) -> None:
-        self.stop = False
-        self.signal: str | None = None  # the name of the signal that set the flag
-        self.saving = patient  # True: the final save runs, and no signal may interrupt it
-        self._previous: dict[int, Any] = {}
-
-    def __enter__(self) -> StopOnSignal:
-        if threading.current_thread() is threading.main_thread():
-
-            def handler(signum, frame):
-                if self.stop and not self.saving:  # a second signal: stop now
-                    raise KeyboardInterrupt
-                if not self.stop:
-                    self.stop, self.signal = True, signal.Signals(signum).name
-
-            for name in self.SIGNALS:
-                number = getattr(signal, name, None)
-                if number is not None:
-                    self._previous[number] = signal.signal(number, handler)
-        return self
-
-    def __exit__(self, *exc) -> None:
-        for number, previous in self._previous.items():
-            signal.signal(number, signal.SIG_DFL if previous is None else previous)
-        self._previous.clear()

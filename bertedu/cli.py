@@ -30,10 +30,11 @@ from bertedu.checkpoint import TRAINER_STATE_NAME, is_checkpoint, recover_checkp
 from bertedu.config import PRESETS
 from bertedu.course import course_config
 from bertedu.distributed import ProcessGroupError
+from bertedu.files import real_target
 from bertedu.optim import TrainingDivergedError
 from bertedu.pretrain import PretrainingConfig, TrainingInterrupted, pretrain
 from bertedu.shards import is_shard_folder
-from bertedu.utils import real_target, resolve_path
+from bertedu.utils import resolve_path
 
 
 class _Parser(argparse.ArgumentParser):
@@ -84,11 +85,6 @@ def _probability(text: str) -> float:
 
 def build_parser() -> argparse.ArgumentParser:
     """The command line of ``python -m bertedu.pretrain``."""
-    d = course_config()
-    sizes = ", ".join(
-        f"{name} ({s['num_hidden_layers']}/{s['hidden_size']}/{s['num_attention_heads']})"
-        for name, s in PRESETS.items()
-    )
     parser = _Parser(
         prog="python -m bertedu.pretrain",
         description="Pretrain a BERT with masked-LM + next-sentence prediction on a text corpus and save an "
@@ -99,6 +95,14 @@ def build_parser() -> argparse.ArgumentParser:
         "recipe (bertedu.course.course_config), except the held-out files, which are only used when "
         "given.",
     )
+    _add_folder_options(parser)
+    _add_recipe_options(parser, course_config())
+    _add_run_options(parser)
+    return parser
+
+
+def _add_folder_options(parser: argparse.ArgumentParser) -> None:
+    """Where the corpus is, and where the checkpoint goes (or which one continues)."""
     parser.add_argument(
         "--corpus",
         help="text file: one sentence per line, a blank line between documents, or a folder of tokenized "
@@ -114,6 +118,14 @@ def build_parser() -> argparse.ArgumentParser:
         "with its own saved settings (other training options must be left out or equal)",
     )
     parser.add_argument("--overwrite", action="store_true", help="replace a checkpoint already in --output")
+
+
+def _add_recipe_options(parser: argparse.ArgumentParser, d: PretrainingConfig) -> None:
+    """The run's settings (a :class:`PretrainingConfig`'s fields); the help shows the course recipe ``d``."""
+    sizes = ", ".join(
+        f"{name} ({s['num_hidden_layers']}/{s['hidden_size']}/{s['num_attention_heads']})"
+        for name, s in PRESETS.items()
+    )
     parser.add_argument(
         "--preset",
         choices=list(PRESETS),
@@ -181,6 +193,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="CPU threads while training; the exact weights "
         f"depend on it, so keep it fixed to reproduce a run (default: {d.num_threads})",
     )
+
+
+def _add_run_options(parser: argparse.ArgumentParser) -> None:
+    """How the run executes (the result does not depend on these): micro-batches, device, progress bar."""
     parser.add_argument(
         "--grad-accum",
         type=_positive_int,
@@ -195,7 +211,6 @@ def build_parser() -> argparse.ArgumentParser:
         "(default: auto)",
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    return parser
 
 
 _CLI_FIELDS = {

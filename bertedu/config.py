@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bertedu.utils import atomic_write_text
+from bertedu.files import atomic_write_text
 from bertedu.validation import require_int, require_number, require_probability
 
 # The paper's model sizes (L layers / H hidden / A heads); the feed-forward size is always 4H.

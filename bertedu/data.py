@@ -9,6 +9,9 @@ The pipeline (notebooks 03 and 06)::
         loss = model(**batch).loss                       # keys: input_ids, token_type_ids, attention_mask,
                                                          #       labels, next_sentence_label
 
+A pretraining run builds this pipeline from its settings in one place,
+:func:`bertedu.pretrain.pretraining_batches` (the config's length, masking shares, batch size and seed).
+
 NSP labels follow Hugging Face: **0 = IsNext** (B really follows A), **1 = NotNext** (B from another
 document).
 

@@ -9,7 +9,7 @@ One command trains on one CPU core, a GPU, or N processes (docs/scaling.md has t
 (0 ... N-1), ``WORLD_SIZE`` (N), ``LOCAL_RANK`` (which GPU of this machine is its own), ``MASTER_ADDR`` and
 ``MASTER_PORT`` (where the copies meet). :func:`processes` reads them and joins the *process group*: gloo on
 CPU, NCCL on a GPU. Without them (a notebook, ``python -m bertedu.pretrain``) nothing changes: one process,
-no group, and :func:`bertedu.pretrain.train_step` as notebook 06 shows it.
+no group, and :func:`bertedu.pretrain.train_step` runs as notebook 06 shows it.
 
 Data parallelism, and why the result does not depend on N. Every process builds the same global batch of
 step s (a pure function of ``(seed, s)``, :mod:`bertedu.data`) and keeps every N-th row of it
@@ -20,12 +20,14 @@ NSP), so the parts' losses add up to exactly the global batch's loss; ``Distribu
 averages the gradients over the N processes during ``backward``, so each process multiplies its loss by N.
 Every process then holds the gradient of the global batch, clips it, and takes the same AdamW step: the N
 copies of the weights stay equal, and equal (to float rounding) to what one process computes with the same
-global batch (:func:`train_step_parallel`; ``tests/test_distributed.py`` checks it with 2 processes).
+global batch. The step itself is :func:`bertedu.pretrain.train_step`, the same for one process and for N;
+this module gives it the parts (:meth:`DistributedContext.parts`) and the sums over the processes
+(:meth:`DistributedContext.sum_over_processes`); ``tests/test_distributed.py`` checks it with 2 processes.
 Dropout draws different random masks in each process, so with dropout the runs agree in distribution only.
 
 Only process 0 writes checkpoints and shows a progress bar; the others wait (:meth:`DistributedContext.on_main`).
 A signal (Ctrl-C, SIGTERM) reaches the processes at different moments, so they agree after every step
-whether to stop (one number in the step's all-reduce). If one process dies (killed, out of memory), the
+whether to stop (:meth:`DistributedContext.any_process`). If one process dies (killed, out of memory), the
 others' next collective call fails; :func:`processes` turns that into a :class:`ProcessGroupError` that says
 so, and nothing more is saved, so the last checkpoint stays as it was (:mod:`bertedu.checkpoint`).
 
@@ -37,17 +39,13 @@ notebook 06 (docs/scaling.md).
 from __future__ import annotations
 
 import contextlib
-import math
 import os
 from dataclasses import dataclass, field
-from types import SimpleNamespace
 
 import torch
 import torch.distributed as dist
 
 from bertedu.data import stable_seed
-from bertedu.losses import IGNORE_INDEX
-from bertedu.optim import TrainingDivergedError, divergence_message
 
 #: Words in the error of a collective call whose partner process is gone (gloo, NCCL, the TCP store).
 _PEER_GONE = ("gloo", "nccl", "connection", "peer", "timed out", "timeout", "broken pipe", "socket", "store")
@@ -110,14 +108,12 @@ class ProcessGroupError(RuntimeError):
 @dataclass
 class DistributedContext:
     """Who this process is in the run: ``rank`` of ``world_size`` processes, training on ``device``.
-
-    ``stop_agreed``: after the last step, the processes agreed to stop (one of them got a signal)."""
+    ``DistributedContext()``: one process on the CPU (notebook 06)."""
 
     rank: int = 0
     world_size: int = 1
     device: torch.device = field(default_factory=lambda: torch.device("cpu"))
     owns_group: bool = False
-    stop_agreed: bool = False
 
     @property
     def parallel(self) -> bool:
@@ -127,11 +123,6 @@ class DistributedContext:
     def is_main(self) -> bool:
         """Process 0: the one that writes checkpoints, logs and shows a progress bar."""
         return self.rank == 0
-
-    def steps_in_parts(self, grad_accum: int) -> bool:
-        """Whether a step runs :func:`train_step_parallel` (several processes, micro-batches or a GPU) rather
-        than notebook 06's :func:`bertedu.pretrain.train_step` (one process on the CPU, unchanged)."""
-        return self.parallel or grad_accum > 1 or self.device.type != "cpu"
 
     def wrap(self, model: torch.nn.Module, find_unused_parameters: bool = False) -> torch.nn.Module:
         """``model`` moved to this process's device and, with several processes, wrapped in
@@ -152,9 +143,8 @@ class DistributedContext:
         parts = self.world_size * grad_accum
         if batch_size % parts:
             fits = [k for k in range(1, batch_size + 1) if batch_size % (self.world_size * k) == 0]
-            near = (
-                min(fits, key=lambda k: (k < grad_accum, abs(k - grad_accum))) if fits else None
-            )  # >= first
+            # the nearest grad_accum that fits, a larger one first
+            near = min(fits, key=lambda k: (k < grad_accum, abs(k - grad_accum))) if fits else None
             hint = (
                 f"use --grad-accum {near}" if fits else "use a number of processes that divides it"
             ) + " (or a batch size that is a multiple of the parts)"
@@ -175,6 +165,26 @@ class DistributedContext:
                 torch.cuda.set_rng_state(saved[self.rank]["cuda"], self.device)
         elif self.rank > 0:
             torch.manual_seed(stable_seed(seed, "process", self.rank, step))
+
+    def parts(self, batch: dict[str, torch.Tensor], grad_accum: int) -> list[dict[str, torch.Tensor]]:
+        """This process's rows of the global ``batch`` (:func:`shard_batch`) in ``grad_accum`` micro-batches
+        (:func:`micro_batches`), on its device. One process, ``grad_accum=1``: one part, the batch itself."""
+        parts = micro_batches(shard_batch(batch, self.rank, self.world_size), grad_accum)
+        return [{k: v.to(self.device, non_blocking=True) for k, v in part.items()} for part in parts]
+
+    def sum_over_processes(self, values: list[float]) -> list[float]:
+        """``values`` added up element by element over the processes (a collective call: every process makes
+        it); one process: ``values`` unchanged."""
+        if not self.parallel:
+            return values
+        total = torch.tensor(values, dtype=torch.float64, device=self.collective_device)
+        dist.all_reduce(total)
+        return total.tolist()
+
+    def any_process(self, flag: bool) -> bool:
+        """Whether ``flag`` is true in any process (a collective call); one process: ``flag``. The processes
+        agree this way after every step whether one of them was asked to stop (a signal)."""
+        return self.sum_over_processes([float(flag)])[0] > 0
 
     def rng_states(self) -> list[dict] | None:
         """Every process's torch (and CUDA) random state, for a checkpoint (a collective call); ``None`` for a
@@ -274,14 +284,14 @@ def processes(device: str | torch.device | None = None, output_dir=None):
 
 
 # ----------------------------------------------------------------------------------------------------------
-# Splitting a global batch, and the step
+# Splitting a global batch
 
 
 def shard_batch(batch: dict[str, torch.Tensor], rank: int, world_size: int) -> dict[str, torch.Tensor]:
     """Process ``rank``'s rows of a global batch: every ``world_size``-th row from row ``rank`` (a batch of
     :func:`bertedu.data.bucketed_batches` is sorted by length, so striding gives every process the same mix
     of lengths). The last batch of an epoch can be smaller and split unevenly (a process may get no row):
-    the loss weights of :func:`train_step_parallel` keep the sum right."""
+    the loss weights of :func:`bertedu.pretrain.train_step` keep the sum right."""
     return {k: v[rank::world_size] for k, v in batch.items()}
 
 
@@ -297,85 +307,3 @@ def micro_batches(batch: dict[str, torch.Tensor], k: int) -> list[dict[str, torc
         length = max(int(part["attention_mask"].sum(1).max()) if stop > start else 1, 1)  # longest row
         parts.append({key: v[:, :length] if v.dim() == 2 else v for key, v in part.items()})
     return parts
-
-
-@dataclass
-class StepStats:
-    """What one optimizer step measured on the whole global batch (all processes, all micro-batches): losses
-    as the global batch's means, correct/total counts, and ``stop`` (some process was asked to stop)."""
-
-    loss: float
-    mlm_loss: float
-    nsp_loss: float
-    mlm_correct: int
-    mlm_total: int
-    nsp_correct: int
-    nsp_total: int
-    stop: bool = False
-
-
-def train_step_parallel(
-    ctx: DistributedContext,
-    model,
-    batch: dict[str, torch.Tensor],
-    optimizer,
-    scheduler,
-    params,
-    max_grad_norm: float,
-    step: int,
-    *,
-    grad_accum: int = 1,
-    stop: bool = False,
-) -> StepStats:
-    """One optimizer step on the global ``batch`` (the same in every process), for this process's rows in
-    ``grad_accum`` micro-batches; ``model`` is DDP-wrapped when there are several processes. The arithmetic of
-    :func:`bertedu.pretrain.train_step` (forward, backward, clipping, AdamW, schedule), with every part's loss
-    weighted by its share of the global batch (see the module docstring). ``stop``: this process got a signal;
-    the returned ``StepStats.stop`` says whether any did. Raises ``TrainingDivergedError`` in every process
-    (before the weights change) if the global loss or the gradient norm is not finite."""
-    model.train()
-    masked = (batch["labels"] != IGNORE_INDEX).sum().item()  # masked positions in the global batch
-    rows = batch["input_ids"].size(0)
-    parts = micro_batches(shard_batch(batch, ctx.rank, ctx.world_size), grad_accum)
-    # loss, mlm_loss, nsp_loss, mlm_correct, mlm_total, nsp_correct, nsp_total, stop
-    sums = torch.zeros(8, dtype=torch.float64, device=ctx.collective_device)
-    sums[7] = float(stop)
-    optimizer.zero_grad(set_to_none=True)
-    for i, part in enumerate(parts):
-        part = {k: v.to(ctx.device, non_blocking=True) for k, v in part.items()}
-        last = i == len(parts) - 1  # DDP all-reduces the gradients in the last backward only
-        with contextlib.nullcontext() if last or not ctx.parallel else model.no_sync(), autocast(ctx.device):
-            out = model(
-                **part, mlm_logits_at_labels_only=True
-            )  # fast path: MLM logits at the masked positions
-        selected = part["labels"] != IGNORE_INDEX  # (b, T)
-        n = int(selected.sum())
-        mlm = out.mlm_loss * (n / max(masked, 1))  # this part's share of the global MLM mean
-        nsp_labels = part.get("next_sentence_label")
-        nsp = None if nsp_labels is None else out.nsp_loss * (len(nsp_labels) / rows)
-        if nsp_labels is not None and not len(nsp_labels):  # a part without rows: a zero, not the mean's NaN
-            nsp = out.seq_relationship_logits.sum() * 0.0
-        loss = mlm if nsp is None else mlm + nsp
-        (loss * ctx.world_size if ctx.parallel else loss).backward()  # DDP divides by world_size
-        with torch.no_grad():
-            sums[:3] += torch.stack([loss, mlm, nsp if nsp is not None else torch.zeros_like(mlm)]).double()
-            sums[3] += (out.prediction_logits.argmax(-1) == part["labels"][selected]).sum()
-            sums[4] += n
-            if nsp_labels is not None:
-                sums[5] += (out.seq_relationship_logits.argmax(-1) == nsp_labels).sum()
-                sums[6] += len(nsp_labels)
-    if ctx.parallel:
-        dist.all_reduce(sums)  # sums over the processes: the global batch's figures
-    total = sums.tolist()
-    if not math.isfinite(total[0]):
-        parts_seen = SimpleNamespace(mlm_loss=sums[1], nsp_loss=sums[2] if total[6] else None)
-        raise TrainingDivergedError(divergence_message(step, "loss", parts_seen))
-    if max_grad_norm > 0:
-        norm = torch.nn.utils.clip_grad_norm_(params, max_grad_norm)
-        if not torch.isfinite(norm):
-            parts_seen = SimpleNamespace(mlm_loss=sums[1], nsp_loss=sums[2] if total[6] else None)
-            raise TrainingDivergedError(divergence_message(step, "gradient norm", parts_seen))
-    optimizer.step()
-    scheduler.step()
-    ctx.stop_agreed = total[7] > 0
-    return StepStats(*total[:3], *(int(x) for x in total[3:7]), stop=ctx.stop_agreed)

@@ -2,8 +2,7 @@
 
     h_i⁽⁰⁾ = LayerNorm(W_token[x_i] + W_position[i] + W_segment[s_i])
 
-With ``position_embedding_type="none"`` (an ablation of notebook 10) the position table does not exist and
-the sum has two terms: nothing then tells the model where a token stands.
+(Notebook 10's "no positions" variant, with two terms only, is :class:`bertedu.variants.NoPositionEmbeddings`.)
 
 Introduced in notebook 02.
 """
@@ -20,9 +19,7 @@ class BertEmbeddings(nn.Module):
     """Word + learned position + token-type (segment) embeddings, summed, LayerNorm (eps 1e-12), dropout.
 
     ``input_ids`` ``(B, T)`` -> ``(B, T, H)``. Positions count from 0; omitted ``token_type_ids`` mean
-    segment 0 everywhere. The row of ``pad_token_id`` in the word table starts at zero. With
-    ``config.position_embedding_type == "none"`` there is no position table (``position_embeddings`` is
-    ``None``): word + segment only.
+    segment 0 everywhere. The row of ``pad_token_id`` in the word table starts at zero.
 
     Introduced in notebook 02.
     """
@@ -32,11 +29,7 @@ class BertEmbeddings(nn.Module):
         self.word_embeddings = nn.Embedding(
             config.vocab_size, config.hidden_size, padding_idx=config.pad_token_id
         )
-        self.position_embeddings = (
-            nn.Embedding(config.max_position_embeddings, config.hidden_size)
-            if config.position_embedding_type == "absolute"
-            else None  # the "no positions" ablation (notebook 10)
-        )
+        self.position_embeddings = nn.Embedding(config.max_position_embeddings, config.hidden_size)
         self.token_type_embeddings = nn.Embedding(config.type_vocab_size, config.hidden_size)
         self.LayerNorm = nn.LayerNorm(config.hidden_size, eps=config.layer_norm_eps)
         self.dropout = nn.Dropout(config.hidden_dropout_prob)
@@ -53,8 +46,6 @@ class BertEmbeddings(nn.Module):
             token_type_ids = torch.zeros_like(input_ids)  # one segment: all sentence A
         words = self.word_embeddings(input_ids)  # (B, T, H)
         segments = self.token_type_embeddings(token_type_ids)  # (B, T, H)
-        if self.position_embeddings is None:  # no positions: a token's vector ignores where it stands
-            return self.dropout(self.LayerNorm(words + segments))
         position_ids = self.position_ids[:, :T]  # (1, T), broadcast over the batch
         positions = self.position_embeddings(position_ids)  # (1, T, H)
         embeddings = words + segments + positions  # (B, T, H); the order of the sum does not matter

@@ -3,10 +3,7 @@
     H'    = LayerNorm(H + MultiHeadAttention(H))
     H_out = LayerNorm(H' + FFN(H')),   FFN(x) = W_2 · GELU(W_1 · x + b_1) + b_2   (H -> 4H -> H)
 
-The pre-LN ablation of notebook 10 (``config.layer_norm_position == "pre"``, as in GPT-2 and most later
-Transformers; not BERT) normalises the input of each sub-layer instead, and once more after the last layer:
-
-    H' = H + MultiHeadAttention(LayerNorm(H));   H_out = H' + FFN(LayerNorm(H'));   output = LayerNorm(H_L)
+(Notebook 10's pre-LN and left-to-right variants of these layers are in :mod:`bertedu.variants`.)
 
 Introduced in notebook 05.
 """
@@ -49,20 +46,16 @@ class BertOutput(nn.Module):
         self.dense = nn.Linear(config.intermediate_size, config.hidden_size)
         self.LayerNorm = nn.LayerNorm(config.hidden_size, eps=config.layer_norm_eps)
         self.dropout = nn.Dropout(config.hidden_dropout_prob)
-        self.pre_layer_norm = config.layer_norm_position == "pre"
 
     def forward(self, hidden_states: torch.Tensor, input_tensor: torch.Tensor) -> torch.Tensor:
         hidden_states = self.dropout(self.dense(hidden_states))  # (B, T, H)
-        if self.pre_layer_norm:  # pre-LN (notebook 10): BertLayer normalised the FFN's input instead
-            return hidden_states + input_tensor
         return self.LayerNorm(hidden_states + input_tensor)  # post-LN: add the residual, then normalise
 
 
 class BertLayer(nn.Module):
     """One encoder layer in post-LN order: attention block, then feed-forward block, each ``LN(x + f(x))``.
 
-    ``(B, T, H) -> (B, T, H)``; also returns the attention weights ``(B, A, T, T)`` (or ``None``). With
-    ``config.layer_norm_position == "pre"`` each block is ``x + f(LN(x))`` (notebook 10).
+    ``(B, T, H) -> (B, T, H)``; also returns the attention weights ``(B, A, T, T)`` (or ``None``).
     Introduced in notebook 05.
     """
 
@@ -79,10 +72,7 @@ class BertLayer(nn.Module):
         output_attentions: bool = False,
     ) -> tuple[torch.Tensor, torch.Tensor | None]:
         attention_output, weights = self.attention(hidden_states, key_mask, output_attentions)  # LN(x + attn)
-        ffn_input = (
-            self.output.LayerNorm(attention_output) if self.output.pre_layer_norm else attention_output
-        )
-        layer_output = self.output(self.intermediate(ffn_input), attention_output)  # LN(h + FFN(h))
+        layer_output = self.output(self.intermediate(attention_output), attention_output)  # LN(h + FFN(h))
         return layer_output, weights
 
 
@@ -90,19 +80,16 @@ class BertEncoder(nn.Module):
     """A stack of ``num_hidden_layers`` :class:`BertLayer` (named ``encoder.layer.0``, ``encoder.layer.1``, ...).
 
     Returns ``(last_hidden_state, all_hidden_states, all_attentions)``: the two tuples are ``None`` unless
-    requested. ``all_hidden_states`` has L + 1 entries (the embeddings, then each layer's output). A pre-LN
-    encoder (notebook 10) ends with one more LayerNorm (``encoder.LayerNorm``, ``None`` in BERT's post-LN);
-    its output is the last entry. Introduced in notebook 05.
+    requested. ``all_hidden_states`` has L + 1 entries (the embeddings, then each layer's output).
+    Introduced in notebook 05.
     """
+
+    layer_class = BertLayer  # what the stack is made of (notebook 10's pre-LN encoder stacks another class)
 
     def __init__(self, config: BertConfig):
         super().__init__()
-        self.layer = nn.ModuleList([BertLayer(config) for _ in range(config.num_hidden_layers)])
-        self.LayerNorm = (
-            nn.LayerNorm(config.hidden_size, eps=config.layer_norm_eps)
-            if config.layer_norm_position == "pre"
-            else None  # post-LN: every layer already ends with a LayerNorm
-        )
+        self.layer = nn.ModuleList([self.layer_class(config) for _ in range(config.num_hidden_layers)])
+        self.LayerNorm = None  # no LayerNorm after the last layer: each post-LN layer ends with one already
 
     def forward(
         self,
@@ -113,12 +100,8 @@ class BertEncoder(nn.Module):
     ) -> tuple[torch.Tensor, tuple[torch.Tensor, ...] | None, tuple[torch.Tensor, ...] | None]:
         all_hidden_states = [hidden_states] if output_hidden_states else None
         all_attentions = [] if output_attentions else None
-        for i, layer in enumerate(self.layer):
+        for layer in self.layer:
             hidden_states, weights = layer(hidden_states, key_mask, output_attentions)  # (B, T, H)
-            if self.LayerNorm is not None and i == len(self.layer) - 1:
-                hidden_states = self.LayerNorm(
-                    hidden_states
-                )  # pre-LN: the residual stream is normalised once
             if output_hidden_states:
                 all_hidden_states.append(hidden_states)
             if output_attentions:

@@ -31,7 +31,6 @@ import logging
 import math
 import os
 import time
-import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,6 +41,7 @@ from tqdm.auto import tqdm
 
 from bertedu import serialization
 from bertedu.config import BertConfig
+from bertedu.files import atomic_write_json, write_directory_atomically
 from bertedu.finetune_data import (
     SEQUENCE_CLASSIFICATION,
     SPAN_EXTRACTION,
@@ -58,13 +58,11 @@ from bertedu.model import (
     BertPreTrainedModel,
 )
 from bertedu.optim import (
-    DIVERGENCE_RATIO,
     TrainingDivergedError,
-    TrainingDivergenceWarning,
     make_optimizer,
+    warn_if_loss_rose,
 )
 from bertedu.tokenizer import BertTokenizer
-from bertedu.utils import atomic_write_json, write_directory_atomically
 from bertedu.validation import require_int, require_number
 
 logger = logging.getLogger(__name__)
@@ -398,7 +396,7 @@ def save_finetuned(
     """Write an HF-format model folder (``config.json``, ``model.safetensors``, ``vocab.txt``) plus
     ``finetune_state.json`` atomically: into a temporary folder next to ``directory``, then swapped into
     place, so a crash at any moment leaves the previous or the new complete folder
-    (:func:`bertedu.utils.write_directory_atomically`). Raises :class:`bertedu.utils.SaveError` naming the
+    (:func:`bertedu.files.write_directory_atomically`). Raises :class:`bertedu.files.SaveError` naming the
     cause (disk full, no permission, ...) if it cannot be written. Introduced in notebook 07."""
 
     def fill(tmp: Path) -> None:
@@ -540,7 +538,7 @@ def fine_tune(
                         break
         finally:
             bar.close()
-    _warn_if_diverged(history, first_loss, config, best_epoch)
+    warn_if_loss_rose(history, first_loss, _divergence_message(first_loss, config, best_epoch))
     if best_state is not None:
         model.load_state_dict(best_state)
     elif output_dir is not None:
@@ -558,22 +556,15 @@ def fine_tune(
     )
 
 
-def _warn_if_diverged(
-    history: list[dict], first_loss: float | None, config: FineTuneConfig, best_epoch: int | None
-) -> None:
-    """Warn (:class:`TrainingDivergenceWarning`) if the last epoch's training loss ended far above the loss
-    before the first update (``DIVERGENCE_RATIO`` times it or more): a learning rate that is too high."""
-    train = [r for r in history if r["split"] == "train"]
-    if first_loss is None or not train or not train[-1]["loss"] >= DIVERGENCE_RATIO * first_loss:
-        return
+def _divergence_message(first_loss: float, config: FineTuneConfig, best_epoch: int | None):
+    """What fine-tuning says when its loss rose (for :func:`bertedu.optim.warn_if_loss_rose`): a learning rate
+    that is too high."""
     kept = f" The weights of the best dev epoch ({best_epoch}) were kept." if best_epoch else ""
-    warnings.warn(
-        f"Fine-tuning diverged: the training loss ended at {train[-1]['loss']:.3f} (epoch {train[-1]['epoch']}), "
+    return lambda last: (
+        f"Fine-tuning diverged: the training loss ended at {last['loss']:.3f} (epoch {last['epoch']}), "
         f"above the {first_loss:.3f} it started from, so the model got worse.{kept} Try a lower learning rate "
         f"(now {config.lr:g}; the paper uses 2e-5 to 5e-5 for BERT-base), a warm-up (warmup_ratio, now "
-        f"{config.warmup_ratio:g}) and gradient clipping (max_grad_norm=1.0, now {config.max_grad_norm:g}).",
-        TrainingDivergenceWarning,
-        stacklevel=3,
+        f"{config.warmup_ratio:g}) and gradient clipping (max_grad_norm=1.0, now {config.max_grad_norm:g})."
     )
 
 

@@ -22,6 +22,8 @@ from bertedu.config import BertConfig
 class BertPooler(nn.Module):
     """Summarise a sequence by its first token: ``tanh(dense(T_[CLS]))``, ``(B, T, H) -> (B, H)``.
 
+    ``attention_mask`` is not needed ([CLS] is always a real token); it is accepted so that every pooler is
+    called alike (notebook 10's left-to-right variant, :class:`bertedu.variants.LastTokenPooler`, needs it).
     Introduced in notebook 04.
     """
 
@@ -30,7 +32,9 @@ class BertPooler(nn.Module):
         self.dense = nn.Linear(config.hidden_size, config.hidden_size)
         self.activation = nn.Tanh()
 
-    def forward(self, hidden_states: torch.Tensor) -> torch.Tensor:
+    def forward(
+        self, hidden_states: torch.Tensor, attention_mask: torch.Tensor | None = None
+    ) -> torch.Tensor:
         first_token = hidden_states[:, 0]  # (B, H): the [CLS] position
         return self.activation(self.dense(first_token))  # (B, H)
 

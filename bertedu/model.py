@@ -24,11 +24,9 @@ import torch.nn.functional as F
 from torch import nn
 
 from bertedu import serialization
-from bertedu.attention import build_causal_mask, build_key_mask
+from bertedu.attention import build_key_mask
 from bertedu.config import BertConfig
-from bertedu.embeddings import BertEmbeddings
-from bertedu.encoder import BertEncoder
-from bertedu.heads import BertLMPredictionHead, BertPooler, BertPreTrainingHeads
+from bertedu.heads import BertLMPredictionHead, BertPreTrainingHeads
 from bertedu.losses import IGNORE_INDEX, masked_cross_entropy, mlm_loss, nsp_loss, pretraining_loss
 from bertedu.outputs import (
     BaseModelOutputWithPooling,
@@ -39,6 +37,7 @@ from bertedu.outputs import (
     TokenClassifierOutput,
 )
 from bertedu.validation import check_inputs, check_labels, check_targets
+from bertedu.variants import model_parts
 
 # ----------------------------------------------------------------------------------------------------------
 # Shared by every model: BERT's initialisation, tying, and the Hugging Face save/load entry points.
@@ -134,16 +133,18 @@ class BertModel(BertPreTrainedModel):
 
     ``forward(input_ids (B, T), attention_mask (B, T) 1 = real / 0 = pad, token_type_ids (B, T))`` returns a
     :class:`BaseModelOutputWithPooling`. ``add_pooling_layer=False`` drops the pooler (as HF's token
-    classification and QA models do). With ``config.is_decoder`` (the left-to-right ablation of notebook 10)
-    attention is causal and the pooler reads the last real token, the only one that has seen the whole
-    sequence. Introduced in notebook 05.
+    classification and QA models do). The three parts are BERT's ``BertEmbeddings``, ``BertEncoder`` and
+    ``BertPooler``; notebook 10's config switches swap in variants of them (:func:`bertedu.variants.model_parts`).
+    Introduced in notebook 05.
     """
 
     def __init__(self, config: BertConfig, add_pooling_layer: bool = True):
         super().__init__(config)
-        self.embeddings = BertEmbeddings(config)
-        self.encoder = BertEncoder(config)
-        self.pooler = BertPooler(config) if add_pooling_layer else None
+        # BERT's three parts (BertEmbeddings, BertEncoder, BertPooler) unless a notebook-10 switch is set
+        Embeddings, Encoder, Pooler = model_parts(config)
+        self.embeddings = Embeddings(config)
+        self.encoder = Encoder(config)
+        self.pooler = Pooler(config) if add_pooling_layer else None
         self.post_init()
 
     def forward(
@@ -163,9 +164,6 @@ class BertModel(BertPreTrainedModel):
             attention_mask.device.type != "cpu" or not bool(attention_mask.all())
         ):
             key_mask = build_key_mask(attention_mask)
-        if self.config.is_decoder:  # left-to-right (notebook 10): query i also never sees keys j > i
-            causal = build_causal_mask(input_ids.size(1), input_ids.device)  # (1, 1, T, T)
-            key_mask = causal if key_mask is None else key_mask & causal  # (B, 1, T, T)
 
         embedding_output = self.embeddings(input_ids, token_type_ids)  # (B, T, H)
         last_hidden_state, hidden_states, attentions = self.encoder(
@@ -173,13 +171,7 @@ class BertModel(BertPreTrainedModel):
         )  # (B, T, H)
         pooler_output = None
         if self.pooler is not None:
-            pooler_input = last_hidden_state  # (B, T, H); the pooler reads position 0, [CLS]
-            if self.config.is_decoder:  # causal: [CLS] saw only itself; pool the last real token instead
-                last = input_ids.new_full((input_ids.size(0),), input_ids.size(1) - 1)  # (B,)
-                if attention_mask is not None:
-                    last = attention_mask.long().sum(dim=1).clamp(min=1) - 1  # (B,) right padding
-                pooler_input = last_hidden_state[torch.arange(input_ids.size(0)), last][:, None]  # (B, 1, H)
-            pooler_output = self.pooler(pooler_input)  # (B, H)
+            pooler_output = self.pooler(last_hidden_state, attention_mask)  # (B, H); BertPooler reads [CLS]
         return BaseModelOutputWithPooling(last_hidden_state, pooler_output, hidden_states, attentions)
 
 

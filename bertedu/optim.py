@@ -35,9 +35,9 @@ DIVERGENCE_RATIO = 1.1
 
 def divergence_message(step: int, what: str, out) -> str:
     """Why a pretraining step stopped: ``what`` (the loss, the gradient norm) is not finite at step ``step + 1``;
-    ``out`` has the step's ``mlm_loss`` and ``nsp_loss`` (tensors or ``None``)."""
+    ``out`` has the step's ``mlm_loss`` and ``nsp_loss`` (numbers, tensors or ``None``)."""
     parts = ", ".join(
-        f"{name}={getattr(out, name).item():.4g}"
+        f"{name}={float(getattr(out, name)):.4g}"
         for name in ("mlm_loss", "nsp_loss")
         if getattr(out, name) is not None
     )
@@ -61,8 +61,6 @@ def warn_if_diverged(
     chance = math.log(vocab_size) + math.log(2)
     first = train[0]["loss"]
     start = min(first, chance)
-    if not train[-1]["loss"] >= DIVERGENCE_RATIO * start:
-        return
     where = (
         f"{chance:.3f}, the loss of an untrained model, which guesses uniformly"
         if start == chance
@@ -73,14 +71,31 @@ def warn_if_diverged(
         if not 0 < max_grad_norm <= 1.0
         else ""  # already clipped as BERT does: nothing to suggest there
     )
-    warnings.warn(
-        f"Training diverged: the loss ended at {train[-1]['loss']:.3f}, {train[-1]['loss'] / start:.1f} times "
-        f"where it started ({where}), so the model is worse than at the start. Try a lower learning rate "
-        f"(now {learning_rate:g}; e.g. a tenth of it), a longer warm-up (now {warmup_steps} steps)"
-        f"{clipping}; plot the loss with bertedu.viz.plot_loss_curves(run.history).",
-        TrainingDivergenceWarning,
-        stacklevel=3,
+    warn_if_loss_rose(
+        history,
+        start,
+        lambda last: (
+            f"Training diverged: the loss ended at {last['loss']:.3f}, {last['loss'] / start:.1f} times "
+            f"where it started ({where}), so the model is worse than at the start. Try a lower learning rate "
+            f"(now {learning_rate:g}; e.g. a tenth of it), a longer warm-up (now {warmup_steps} steps)"
+            f"{clipping}; plot the loss with bertedu.viz.plot_loss_curves(run.history)."
+        ),
+        stacklevel=4,
     )
+
+
+def warn_if_loss_rose(
+    history: list[dict], start: float | None, message: Callable[[dict], str], *, stacklevel: int = 3
+) -> bool:
+    """The one divergence rule of both loops: if the last training record of ``history`` has a loss of
+    ``DIVERGENCE_RATIO`` times ``start`` or more, warn :class:`TrainingDivergenceWarning` with
+    ``message(last record)`` (attributed ``stacklevel`` frames up) and return ``True``. ``start`` is where
+    the run began (``None``: unknown, no warning). Introduced in notebook 06."""
+    train = [r for r in history if r.get("split", "train") == "train"]
+    if start is None or not train or not train[-1]["loss"] >= DIVERGENCE_RATIO * start:
+        return False
+    warnings.warn(message(train[-1]), TrainingDivergenceWarning, stacklevel=stacklevel)
+    return True
 
 
 def linear_schedule(warmup_steps: int, total_steps: int) -> Callable[[int], float]:

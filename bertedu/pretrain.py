@@ -21,7 +21,7 @@ resumed run ends with bit-for-bit the same weights as an uninterrupted one (on t
 crash-safe: a kill at any moment leaves the last complete checkpoint (see :mod:`bertedu.checkpoint`).
 
 Ctrl-C (SIGINT; also a kernel interrupt) and SIGTERM (``kill``, a kernel restart) finish the step, save a
-checkpoint and raise :class:`~bertedu.checkpoint.TrainingInterrupted`, so an interrupted cell never looks
+checkpoint and raise :class:`TrainingInterrupted`, so an interrupted cell never looks
 finished. A loss that ends far above its start warns (:class:`TrainingDivergenceWarning`).
 
 Fast paths (grep ``# fast path:``; a student can skip them, the maths is the same): MLM logits only at the
@@ -40,9 +40,13 @@ from __future__ import annotations
 import copy
 import dataclasses
 import logging
+import math
 import os
+import signal
 import sys
+import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -51,8 +55,6 @@ import torch
 from tqdm.auto import tqdm
 
 from bertedu.checkpoint import (
-    StopOnSignal,
-    TrainingInterrupted,
     check_output_dir,
     check_resume,
     is_checkpoint,
@@ -68,19 +70,13 @@ from bertedu.config import (
     BertConfig,
 )
 from bertedu.data import PretrainingCollator, PretrainingDataset, bucketed_batches, read_corpus
-from bertedu.distributed import DistributedContext, cpu_threads, processes, train_step_parallel
-from bertedu.losses import IGNORE_INDEX
+from bertedu.distributed import DistributedContext, autocast, cpu_threads, processes
+from bertedu.evalsets import load_masked_word_items, load_nsp_items
+from bertedu.losses import IGNORE_INDEX, pretraining_loss
 from bertedu.masking import check_probabilities
 from bertedu.model import BertForPreTraining
-from bertedu.optim import (  # the divergence warning lives there; importable from here as before
-    DIVERGENCE_RATIO,  # noqa: F401
-    TrainingDivergedError,
-    TrainingDivergenceWarning,  # noqa: F401
-    make_optimizer,
-    warn_if_diverged,
-)
-from bertedu.optim import divergence_message as _divergence_message
-from bertedu.probes import evaluate_pretraining, load_masked_word_items, load_nsp_items
+from bertedu.optim import TrainingDivergedError, divergence_message, make_optimizer, warn_if_diverged
+from bertedu.probes import evaluate_pretraining
 from bertedu.shards import ShardedCorpus, is_shard_folder
 from bertedu.tokenizer import BertTokenizer, train_tokenizer
 from bertedu.utils import file_sha256, resolve_path
@@ -238,6 +234,220 @@ def objective_batch(batch: dict[str, torch.Tensor], config: PretrainingConfig) -
     return batch
 
 
+# ----------------------------------------------------------------------------------------------------------
+# The batches
+
+
+def pretraining_batches(
+    config: PretrainingConfig,
+    corpus: list | ShardedCorpus,
+    tokenizer: BertTokenizer,
+    *,
+    start_step: int = 0,
+) -> Iterator[tuple[int, dict[str, torch.Tensor]]]:
+    """The endless ``(step, batch)`` stream a run of ``config`` trains on, from batch ``start_step`` on: NSP pairs
+    of ``corpus`` (the documents of :func:`bertedu.data.read_corpus`, or a :class:`bertedu.shards.ShardedCorpus`
+    streamed from disk), ``config.max_length`` tokens at most, masked with the config's shares (``mlm_probability``,
+    then ``mask_replace_prob`` / ``random_replace_prob``: 80/10/10), in batches of ``config.batch_size`` grouped by
+    length (``bucket_batches``). Batch ``step`` is a pure function of ``(config.seed, step)``. Introduced in
+    notebook 06."""
+    collator = PretrainingCollator(
+        tokenizer,
+        mlm_probability=config.mlm_probability,
+        mask_replace_prob=config.mask_replace_prob,
+        random_replace_prob=config.random_replace_prob,
+    )
+    size = dict(max_length=config.max_length, max_sentences=config.max_sentences)
+    buckets = dict(start_step=start_step, bucket_batches=config.bucket_batches)
+    if isinstance(corpus, ShardedCorpus):  # tokenized shards on disk (bertedu.shards), streamed
+        return corpus.batches(collator, config.batch_size, seed=config.seed, **size, **buckets)
+    dataset = PretrainingDataset(corpus, tokenizer, seed=config.seed, **size)
+    return bucketed_batches(dataset, collator, config.batch_size, **buckets)
+
+
+def _open_corpus(config: PretrainingConfig) -> tuple[list | ShardedCorpus, str]:
+    """The run's corpus: its documents in memory, or a folder of tokenized shards (larger than memory), and
+    its SHA-256 (a resumed run checks that the corpus did not change)."""
+    path = resolve_path(config.corpus)
+    if not is_shard_folder(path):
+        return read_corpus(path), file_sha256(path)
+    shards = ShardedCorpus(path)
+    if config.vocab_size not in (None, shards.tokenizer.vocab_size):
+        raise ValueError(
+            f"vocab_size={config.vocab_size}, but the shards in {config.corpus} hold ids of a vocabulary of "
+            f"{shards.tokenizer.vocab_size}: leave vocab_size out, or write the shards with another vocabulary."
+        )
+    return shards, shards.corpus_sha256
+
+
+# ----------------------------------------------------------------------------------------------------------
+# The step
+
+
+@dataclass
+class StepStats:
+    """What one optimizer step measured on its whole batch (all processes, all micro-batches): the losses as
+    the batch's means (``nsp_loss`` is ``None`` without NSP labels), and the right/total counts of the MLM and
+    NSP predictions. Introduced in notebook 06."""
+
+    loss: float = 0.0
+    mlm_loss: float = 0.0
+    nsp_loss: float | None = None
+    mlm_correct: int = 0
+    mlm_total: int = 0
+    nsp_correct: int = 0
+    nsp_total: int = 0
+
+    def add(self, out, part: dict[str, torch.Tensor], masked: int, rows: int) -> torch.Tensor:
+        """Add one part of the batch (``out``: the model's output on ``part``); returns the part's loss weighted
+        by its share of the batch (its labelled tokens of ``masked`` for MLM, its rows of ``rows`` for NSP), so that the parts'
+        losses add up to the loss of the whole batch. The whole batch as its only part: weights 1."""
+        selected = part["labels"] != IGNORE_INDEX  # (b, T)
+        n = int(selected.sum())
+        mlm = out.mlm_loss * (n / max(masked, 1))
+        nsp_labels = part.get("next_sentence_label")  # None: a run without NSP (notebook 10)
+        nsp = None if nsp_labels is None else out.nsp_loss * (len(nsp_labels) / rows)
+        if nsp_labels is not None and not len(nsp_labels):  # a part without rows: a zero, not the mean's NaN
+            nsp = out.seq_relationship_logits.sum() * 0.0
+        loss = pretraining_loss(mlm, nsp)  # L = L_MLM + L_NSP
+        self.loss += loss.item()
+        self.mlm_loss += mlm.item()
+        self.mlm_correct += int((out.prediction_logits.argmax(-1) == part["labels"][selected]).sum())
+        self.mlm_total += n
+        if nsp is not None:
+            self.nsp_loss = (self.nsp_loss or 0.0) + nsp.item()
+            self.nsp_correct += int((out.seq_relationship_logits.argmax(-1) == nsp_labels).sum())
+            self.nsp_total += len(nsp_labels)
+        return loss
+
+    def summed(self, ctx: DistributedContext) -> StepStats:
+        """These figures added up over the processes (a collective call; one process: unchanged)."""
+        names = [f.name for f in dataclasses.fields(self)]
+        total = ctx.sum_over_processes([getattr(self, name) or 0.0 for name in names])
+        stats = StepStats(*total[:3], *(int(x) for x in total[3:]))
+        stats.nsp_loss = stats.nsp_loss if stats.nsp_total else None
+        return stats
+
+
+def train_step(
+    model,
+    batch: dict[str, torch.Tensor],
+    optimizer,
+    scheduler,
+    params,
+    max_grad_norm: float,
+    step: int,
+    ctx: DistributedContext | None = None,
+    grad_accum: int = 1,
+) -> StepStats:
+    """One optimizer step on ``batch``: forward (``L = L_MLM + L_NSP``), backward, gradient clipping, AdamW and
+    the learning-rate schedule. Returns what it measured (:class:`StepStats`). ``step`` is the number of steps
+    done before this one (for the error message). Raises ``TrainingDivergedError`` (before the weights change)
+    if the loss or the gradient norm is not finite. Introduced in notebook 06.
+
+    Beyond notebook 06 (:mod:`bertedu.distributed`): with ``ctx``, several processes share the batch (``model``
+    wrapped in DDP), and ``grad_accum`` cuts each one's rows into micro-batches, one forward and backward each;
+    every part's loss is weighted by its share of the batch. One process, ``grad_accum=1``: one part, the batch.
+    """
+    ctx = ctx or DistributedContext()  # one process on the CPU
+    model.train()
+    parts = ctx.parts(batch, grad_accum)  # this process's rows, in grad_accum micro-batches
+    masked, rows = int((batch["labels"] != IGNORE_INDEX).sum()), batch["input_ids"].size(0)
+    stats = StepStats()
+    optimizer.zero_grad(set_to_none=True)
+    for i, part in enumerate(parts):
+        if ctx.parallel:  # DDP all-reduces the gradients in the last part's backward only
+            model.require_backward_grad_sync = i == len(parts) - 1
+        # fast path: MLM logits at the masked positions only; autocast: bf16 on a GPU, nothing on a CPU
+        with autocast(ctx.device):
+            out = model(**part, mlm_logits_at_labels_only=True)
+        loss = stats.add(out, part, masked, rows)  # this part's share of the batch's loss
+        (loss * ctx.world_size).backward()  # DDP averages the processes' gradients; we want their sum
+    stats = stats.summed(ctx)  # the whole batch's figures, the same in every process
+    if not math.isfinite(stats.loss):
+        raise TrainingDivergedError(divergence_message(step, "loss", stats))
+    if max_grad_norm > 0:
+        norm = torch.nn.utils.clip_grad_norm_(params, max_grad_norm)
+        if not torch.isfinite(norm):
+            raise TrainingDivergedError(divergence_message(step, "gradient norm", stats))
+    optimizer.step()
+    scheduler.step()
+    return stats
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Stopping a run on a signal, with a checkpoint
+
+
+class TrainingInterrupted(KeyboardInterrupt):
+    """Pretraining was stopped by a signal (Ctrl-C, a kernel interrupt or a cell timeout: SIGINT; ``kill``, a
+    container stop or a kernel shutdown: SIGTERM) after saving a checkpoint. Its message says where it
+    stopped and how to resume. Attributes: ``step``, ``total_steps``, ``output_dir`` (``None``: nothing was
+    saved), ``signal`` (``"SIGINT"`` or ``"SIGTERM"``) and ``run``, the :class:`PretrainingRun` so far.
+
+    A ``KeyboardInterrupt``, so code that stops on Ctrl-C stops here too, and a notebook cell shows it as an
+    error instead of a finished run. Introduced in notebook 06.
+    """
+
+    def __init__(
+        self, run: PretrainingRun, total_steps: int, signal_name: str, resume_hint: str | None = None
+    ) -> None:
+        self.run, self.step, self.total_steps = run, run.step, total_steps
+        self.output_dir, self.signal = run.output_dir, signal_name
+        cause = {
+            "SIGINT": "interrupted (Ctrl-C, a kernel interrupt or a cell time-out)",
+            "SIGTERM": "stopped by SIGTERM (kill, a container stop or a kernel restart)",
+        }[signal_name]
+        if run.output_dir is None:
+            saved = "Nothing was saved (no output_dir was given); start it again to train it."
+        else:
+            saved = f"A checkpoint is saved in {run.output_dir}. " + (
+                resume_hint
+                or f"Resume it with pretrain(config, {str(run.output_dir)!r}, resume=True), or from a terminal "
+                f"with the course's Python: .venv/bin/python -m bertedu.pretrain --output {run.output_dir} --resume."
+            )
+        super().__init__(f"Pretraining was {cause} at step {run.step}/{total_steps}. {saved}")
+
+
+class StopOnSignal:
+    """``with StopOnSignal() as flag:`` Ctrl-C (SIGINT) or SIGTERM sets ``flag.stop`` (and ``flag.signal``)
+    instead of ending the program, so a training loop can finish its step, save a checkpoint and stop. A second
+    signal raises ``KeyboardInterrupt`` at once, except once the loop has set ``flag.saving``: a kernel shutdown
+    sends SIGINT, then SIGTERM 2.5 s later, and that must not cut the final save short. Handlers can only be set
+    from the main thread; elsewhere signals keep their usual effect. ``patient=True`` (a process of a
+    ``torchrun`` job, whose launcher may signal twice and kills it after a while anyway): a second signal
+    never interrupts, so the processes still stop together. Introduced in notebook 06."""
+
+    SIGNALS = ("SIGINT", "SIGTERM")
+
+    def __init__(self, patient: bool = False) -> None:
+        self.stop = False
+        self.signal: str | None = None  # the name of the signal that set the flag
+        self.saving = patient  # True: the final save runs, and no signal may interrupt it
+        self._previous: dict[int, Any] = {}
+
+    def __enter__(self) -> StopOnSignal:
+        if threading.current_thread() is threading.main_thread():
+
+            def handler(signum, frame):
+                if self.stop and not self.saving:  # a second signal: stop now
+                    raise KeyboardInterrupt
+                if not self.stop:
+                    self.stop, self.signal = True, signal.Signals(signum).name
+
+            for name in self.SIGNALS:
+                number = getattr(signal, name, None)
+                if number is not None:
+                    self._previous[number] = signal.signal(number, handler)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for number, previous in self._previous.items():
+            signal.signal(number, signal.SIG_DFL if previous is None else previous)
+        self._previous.clear()
+
+
+# ----------------------------------------------------------------------------------------------------------
 # The training loop
 
 
@@ -270,24 +480,12 @@ class _Window:
         self.loss = self.mlm_loss = self.nsp_loss = 0.0
         self.mlm_correct = self.mlm_total = self.nsp_correct = self.nsp_total = 0
 
-    def add(self, out, labels: torch.Tensor, nsp_labels: torch.Tensor | None) -> None:
+    def add(self, stats: StepStats) -> None:
         self.steps += 1
-        self.loss += out.loss.item()
-        self.mlm_loss += out.mlm_loss.item()
-        self.nsp_loss += out.nsp_loss.item() if out.nsp_loss is not None else 0.0
-        targets = labels[labels != IGNORE_INDEX]  # (N,) in the order of the fast path's logits rows
-        logits = out.prediction_logits
-        predicted = logits.argmax(-1) if logits.dim() == 2 else logits.argmax(-1)[labels != IGNORE_INDEX]
-        self.mlm_correct += int((predicted == targets).sum())
-        self.mlm_total += targets.numel()
-        if nsp_labels is not None:  # None: a run without NSP (notebook 10)
-            self.nsp_correct += int((out.seq_relationship_logits.argmax(-1) == nsp_labels).sum())
-            self.nsp_total += nsp_labels.numel()
-
-    def add_stats(self, stats) -> None:
-        """Add a step of several processes or micro-batches (a :class:`bertedu.distributed.StepStats`)."""
-        self.steps += 1
-        for name in ("loss", "mlm_loss", "nsp_loss", "mlm_correct", "mlm_total", "nsp_correct", "nsp_total"):
+        self.loss += stats.loss
+        self.mlm_loss += stats.mlm_loss
+        self.nsp_loss += stats.nsp_loss or 0.0  # None: a run without NSP (notebook 10)
+        for name in ("mlm_correct", "mlm_total", "nsp_correct", "nsp_total"):
             setattr(self, name, getattr(self, name) + getattr(stats, name))
 
     def state(self) -> dict:
@@ -350,24 +548,70 @@ def _teaching_model(model: BertForPreTraining) -> BertForPreTraining:
     return eager.eval()
 
 
-def train_step(model, batch, optimizer, scheduler, params, max_grad_norm: float, step: int):
-    """One optimizer step on ``batch``: forward (``L = L_MLM + L_NSP``), backward, gradient clipping, AdamW and
-    the learning-rate schedule. Returns the model's output. ``step`` is the number of steps done before this
-    one (for the error message). Raises ``TrainingDivergedError`` (before touching the weights) if the loss or
-    the gradient norm is not finite. Introduced in notebook 06."""
-    model.train()
-    out = model(**batch, mlm_logits_at_labels_only=True)  # fast path: MLM logits at the masked positions only
-    if not torch.isfinite(out.loss):
-        raise TrainingDivergedError(_divergence_message(step, "loss", out))
-    optimizer.zero_grad(set_to_none=True)
-    out.loss.backward()
-    if max_grad_norm > 0:
-        norm = torch.nn.utils.clip_grad_norm_(params, max_grad_norm)
-        if not torch.isfinite(norm):
-            raise TrainingDivergedError(_divergence_message(step, "gradient norm", out))
-    optimizer.step()
-    scheduler.step()
-    return out
+@dataclass
+class _Training:
+    """A run in progress, as its checkpoint saves it: the model (``trainer``: the same, DDP-wrapped with
+    several processes), optimizer and schedule, the history, the steps done and the open log window."""
+
+    ctx: DistributedContext
+    config: PretrainingConfig
+    output_dir: Path | None
+    model: BertForPreTraining
+    trainer: torch.nn.Module
+    tokenizer: BertTokenizer
+    optimizer: torch.optim.Optimizer
+    scheduler: Any
+    corpus_sha256: str
+    history: list[dict] = field(default_factory=list)
+    step: int = 0
+    window: _Window = field(default_factory=_Window)
+
+    def log(self, stats: StepStats, eval_items: tuple[list, list], bar) -> None:
+        """Count a finished step: a history record every ``log_every`` steps, an evaluation every ``eval_every``."""
+        config, step = self.config, self.step
+        self.window.add(stats)
+        if step % config.log_every == 0 or step == config.steps:
+            self.history.append(self.window.record(step, self.optimizer.param_groups[0]["lr"]))
+            self.window = _Window()
+            bar.set_postfix(loss=f"{self.history[-1]['loss']:.3f}", refresh=False)
+        if config.eval_every and step % config.eval_every == 0 and step < config.steps and any(eval_items):
+            self.history.append(_eval_record(self.model, self.tokenizer, config, *eval_items, step))
+
+    def save(self, metrics: dict | None = None) -> None:
+        """Write the checkpoint (process 0 writes, the others wait); nothing without an ``output_dir``."""
+        if self.output_dir is None:
+            return
+        process_rng = self.ctx.rng_states()  # every process's generators (None: one process on the CPU)
+        self.ctx.on_main(
+            lambda: save_checkpoint(
+                self.output_dir,
+                model=self.model,
+                tokenizer=self.tokenizer,
+                optimizer=self.optimizer,
+                scheduler=self.scheduler,
+                step=self.step,
+                run_config=self.config.to_dict(),
+                history=self.history,
+                metrics=metrics,
+                corpus_sha256=self.corpus_sha256,
+                log_window=self.window.state(),
+                process_rng=process_rng,
+            ),
+            "saving a checkpoint",
+        )
+
+    def result(self, metrics: dict, seconds: float = 0.0) -> PretrainingRun:
+        return PretrainingRun(
+            model=_teaching_model(self.model),
+            tokenizer=self.tokenizer,
+            config=self.config,
+            history=self.history,
+            metrics=metrics,
+            step=self.step,
+            output_dir=self.output_dir,
+            interrupted=self.step < self.config.steps,
+            train_seconds=seconds,
+        )
 
 
 def pretrain(
@@ -395,7 +639,7 @@ def pretrain(
 
     ``output_dir`` is checked before training (:func:`~bertedu.checkpoint.check_output_dir`). Raises
     ``TrainingInterrupted`` after saving if a signal stops the run, ``TrainingDivergedError`` if the loss or
-    the gradient norm stops being finite, ``bertedu.utils.SaveError`` naming the cause (disk full, ...) if a
+    the gradient norm stops being finite, ``bertedu.files.SaveError`` naming the cause (disk full, ...) if a
     checkpoint cannot be written. Introduced in notebook 06.
     """
     if not isinstance(config, PretrainingConfig):
@@ -416,35 +660,102 @@ def pretrain(
 
 def _pretrain(ctx: DistributedContext, config, output_dir, resume, progress, stop_after, grad_accum):
     """:func:`pretrain`'s body, in process ``ctx.rank`` of ``ctx.world_size``."""
-    corpus_path = resolve_path(config.corpus)
-    shards = ShardedCorpus(corpus_path) if is_shard_folder(corpus_path) else None  # larger than memory
-    documents = read_corpus(corpus_path) if shards is None else None
-    corpus_sha = file_sha256(corpus_path) if shards is None else shards.corpus_sha256
-    if shards is not None and config.vocab_size not in (None, shards.tokenizer.vocab_size):
-        raise ValueError(
-            f"vocab_size={config.vocab_size}, but the shards in {config.corpus} hold ids of a vocabulary of "
-            f"{shards.tokenizer.vocab_size}: leave vocab_size out, or write the shards with another vocabulary."
+    corpus, corpus_sha256 = _open_corpus(config)
+    eval_items = load_eval_items(config)  # held-out (masked-word items, NSP items)
+    checkpoint = _checkpoint_to_resume(output_dir, config, corpus_sha256) if resume else None
+    run = _start(ctx, config, output_dir, corpus, corpus_sha256, checkpoint)
+    if run.step >= config.steps:  # the saved run is already finished: nothing to train
+        return PretrainingRun(
+            checkpoint.model, run.tokenizer, config, run.history, checkpoint.metrics, run.step, output_dir
         )
-    mlm_items, nsp_items = load_eval_items(config)
+    batches = pretraining_batches(config, corpus, run.tokenizer, start_step=run.step)  # batch `step` next
+    params = [p for p in run.model.parameters() if p.requires_grad]
 
-    checkpoint = None
-    if resume:
-        if not is_checkpoint(output_dir):
-            raise FileNotFoundError(
-                f"Cannot resume: {output_dir} holds no checkpoint. Start a new run without "
-                "resume (or --resume), or point to the folder of the run to continue."
-            )
-        checkpoint = load_checkpoint(output_dir)
-        saved = PretrainingConfig.from_dict(checkpoint.run_config).to_dict()
-        check_resume(
-            output_dir, saved, config.to_dict(), (checkpoint.corpus_sha256, corpus_sha), config.corpus
+    def step(batch: dict[str, torch.Tensor]) -> StepStats:  # one step: any processes, any micro-batches
+        args = (run.optimizer, run.scheduler, params, config.max_grad_norm, run.step)
+        return train_step(run.trainer, batch, *args, ctx=ctx, grad_accum=grad_accum)
+
+    end = config.steps if stop_after is None else min(config.steps, stop_after)
+    began = time.perf_counter()
+    with StopOnSignal() as flag, cpu_threads(config.num_threads):
+        stopped = _train(run, batches, step, end, eval_items, flag, progress)
+        seconds = time.perf_counter() - began
+        flag.saving = True  # from here on a signal is noted, but cannot cut the final save short
+        metrics: dict[str, float] = {}
+        if run.step >= config.steps and any(eval_items):
+            record = _eval_record(run.model, run.tokenizer, config, *eval_items, run.step)
+            run.history.append(record)
+            metrics = {k: v for k, v in record.items() if k not in ("step", "split")}
+        run.save(metrics)
+    result = run.result(metrics, seconds)
+    if stopped and run.step < config.steps:  # stopped by a signal: never look like a finished run
+        raise TrainingInterrupted(result, config.steps, flag.signal or "SIGINT")
+    if run.step >= config.steps and ctx.is_main:
+        warn_if_diverged(
+            run.history,
+            run.tokenizer.vocab_size,
+            learning_rate=config.learning_rate,
+            warmup_steps=config.warmup_steps,
+            max_grad_norm=config.max_grad_norm,
         )
+    return result
+
+
+def _train(run: _Training, batches, step, end: int, eval_items, flag: StopOnSignal, progress: bool) -> bool:
+    """The loop: ``step(batch)`` until step ``end``, or until a signal stops it (the processes agree on that
+    after every step); returns whether a signal stopped it. Checkpoints every ``checkpoint_every`` steps."""
+    config, stopped = run.config, False
+    bar = tqdm(
+        total=config.steps,
+        initial=run.step,
+        disable=not progress or not run.ctx.is_main,
+        desc="pretraining",
+        unit="step",
+        dynamic_ncols=True,
+    )
+    try:
+        while run.step < end and not stopped:
+            _, batch = next(batches)
+            stats = step(objective_batch(batch, config))  # BERT's batch unless an ablation says otherwise
+            stopped = run.ctx.any_process(flag.stop)  # a signal reaches the processes at different moments
+            run.step += 1
+            bar.update(1)
+            run.log(stats, eval_items, bar)
+            if config.checkpoint_every and run.step % config.checkpoint_every == 0 and run.step < end:
+                if not stopped:  # a stop saves after the loop
+                    run.save()
+    finally:
+        bar.close()
+    return stopped
+
+
+def _checkpoint_to_resume(output_dir: Path, config: PretrainingConfig, corpus_sha256: str):
+    """The checkpoint in ``output_dir``, checked against ``config`` and the corpus (``ValueError`` if it cannot
+    be continued with them, ``FileNotFoundError`` if there is none)."""
+    if not is_checkpoint(output_dir):
+        raise FileNotFoundError(
+            f"Cannot resume: {output_dir} holds no checkpoint. Start a new run without "
+            "resume (or --resume), or point to the folder of the run to continue."
+        )
+    checkpoint = load_checkpoint(output_dir)
+    saved = PretrainingConfig.from_dict(checkpoint.run_config).to_dict()
+    check_resume(
+        output_dir, saved, config.to_dict(), (checkpoint.corpus_sha256, corpus_sha256), config.corpus
+    )
+    return checkpoint
+
+
+def _start(ctx, config, output_dir, corpus, corpus_sha256, checkpoint) -> _Training:
+    """A new run (initial weights from ``config.seed``), or the one ``checkpoint`` saved, restored exactly
+    (weights, optimizer, schedule, every random generator, history, log window)."""
+    if checkpoint is not None:
         tokenizer = checkpoint.tokenizer
+    elif isinstance(corpus, ShardedCorpus):
+        tokenizer = corpus.tokenizer  # the shards hold token ids of their vocabulary
     else:
-        tokenizer = train_tokenizer(documents, config.vocab_size) if shards is None else shards.tokenizer
-
-    bert_config = model_config(config, tokenizer.vocab_size)
+        tokenizer = train_tokenizer(corpus, config.vocab_size)
     torch.manual_seed(config.seed)  # the initial weights depend on the seed only
+    bert_config = model_config(config, tokenizer.vocab_size)
     model = BertForPreTraining(bert_config.replace(attn_implementation=config.attn_implementation))
     trainer = ctx.wrap(model, find_unused_parameters=not config.next_sentence_prediction)  # DDP if several
     optimizer, scheduler = make_optimizer(
@@ -454,139 +765,15 @@ def _pretrain(ctx: DistributedContext, config, output_dir, resume, progress, sto
         warmup_steps=config.warmup_steps,
         total_steps=config.steps,
     )
-    history: list[dict] = []
-    start, window = 0, _Window()
+    run = _Training(ctx, config, output_dir, model, trainer, tokenizer, optimizer, scheduler, corpus_sha256)
     if checkpoint is not None:
         model.load_state_dict(checkpoint.model.state_dict())
         optimizer.load_state_dict(checkpoint.training_state["optimizer"])
         scheduler.load_state_dict(checkpoint.training_state["scheduler"])
         set_rng_state(checkpoint.training_state["rng"])
-        history, start = list(checkpoint.history), checkpoint.step
-        window = _Window.from_state(checkpoint.log_window)
-    ctx.seed_process_rng(config.seed, start, checkpoint and checkpoint.training_state.get("process_rng"))
-
-    if start >= config.steps:  # the saved run is already finished: nothing to train
-        return PretrainingRun(
-            model=checkpoint.model,
-            tokenizer=tokenizer,
-            config=config,
-            history=history,
-            metrics=checkpoint.metrics,
-            step=start,
-            output_dir=output_dir,
-        )
-
-    collator = PretrainingCollator(
-        tokenizer,
-        mlm_probability=config.mlm_probability,
-        mask_replace_prob=config.mask_replace_prob,
-        random_replace_prob=config.random_replace_prob,
-    )
-    size = dict(max_length=config.max_length, max_sentences=config.max_sentences)
-    buckets = dict(start_step=start, bucket_batches=config.bucket_batches)  # batch `start` comes next
-    if shards is not None:  # tokenized shards on disk (bertedu.shards), streamed
-        batches = shards.batches(collator, config.batch_size, seed=config.seed, **size, **buckets)
-    else:
-        dataset = PretrainingDataset(documents, tokenizer, seed=config.seed, **size)
-        batches = bucketed_batches(dataset, collator, config.batch_size, **buckets)
-    end = config.steps if stop_after is None else min(config.steps, stop_after)
-    params = [p for p in model.parameters() if p.requires_grad]
-
-    def save(step: int, metrics: dict | None = None) -> None:
-        if output_dir is None:
-            return
-        process_rng = ctx.rng_states()  # every process's generators (None: one process on the CPU)
-        ctx.on_main(  # process 0 writes, the others wait
-            lambda: save_checkpoint(
-                output_dir,
-                model=model,
-                tokenizer=tokenizer,
-                optimizer=optimizer,
-                scheduler=scheduler,
-                step=step,
-                run_config=config.to_dict(),
-                history=history,
-                metrics=metrics,
-                corpus_sha256=corpus_sha,
-                log_window=window.state(),
-                process_rng=process_rng,
-            ),
-            "saving a checkpoint",
-        )
-
-    step = start
-    began = time.perf_counter()
-    bar = tqdm(
-        total=config.steps,
-        initial=start,
-        disable=not progress or not ctx.is_main,
-        desc="pretraining",
-        unit="step",
-        dynamic_ncols=True,
-    )
-    in_parts = ctx.steps_in_parts(grad_accum)
-    with StopOnSignal() as flag, cpu_threads(config.num_threads):
-        stopping = (lambda: ctx.stop_agreed) if in_parts else (lambda: flag.stop)  # processes agree on it
-        try:
-            while step < end and not stopping():
-                _, batch = next(batches)
-                batch = objective_batch(batch, config)  # BERT's batch unless an ablation says otherwise
-                if in_parts:  # several processes, micro-batches or a GPU (bertedu.distributed)
-                    args = (optimizer, scheduler, params, config.max_grad_norm, step)
-                    stats = train_step_parallel(
-                        ctx, trainer, batch, *args, grad_accum=grad_accum, stop=flag.stop
-                    )
-                    window.add_stats(stats)
-                else:
-                    out = train_step(model, batch, optimizer, scheduler, params, config.max_grad_norm, step)
-                    window.add(out, batch["labels"], batch.get("next_sentence_label"))
-                step += 1
-                bar.update(1)
-                if step % config.log_every == 0 or step == config.steps:
-                    history.append(window.record(step, optimizer.param_groups[0]["lr"]))
-                    window = _Window()
-                    bar.set_postfix(loss=f"{history[-1]['loss']:.3f}", refresh=False)
-                if (
-                    config.eval_every
-                    and step % config.eval_every == 0
-                    and step < config.steps
-                    and (mlm_items or nsp_items)
-                ):
-                    history.append(_eval_record(model, tokenizer, config, mlm_items, nsp_items, step))
-                if config.checkpoint_every and step % config.checkpoint_every == 0 and step < end:
-                    if not stopping():  # a stop saves just below
-                        save(step)
-        finally:
-            bar.close()
-        seconds = time.perf_counter() - began
-        flag.saving = True  # from here on a signal is noted, but cannot cut the final save short
-        metrics: dict[str, float] = {}
-        if step >= config.steps and (mlm_items or nsp_items):
-            record = _eval_record(model, tokenizer, config, mlm_items, nsp_items, step)
-            history.append(record)
-            metrics = {k: v for k, v in record.items() if k not in ("step", "split")}
-        save(step, metrics)
-    run = PretrainingRun(
-        model=_teaching_model(model),
-        tokenizer=tokenizer,
-        config=config,
-        history=history,
-        metrics=metrics,
-        step=step,
-        output_dir=output_dir,
-        interrupted=step < config.steps,
-        train_seconds=seconds,
-    )
-    if stopping() and step < config.steps:  # stopped by a signal: never look like a finished run
-        raise TrainingInterrupted(run, config.steps, flag.signal or "SIGINT")
-    if step >= config.steps and ctx.is_main:
-        warn_if_diverged(
-            history,
-            tokenizer.vocab_size,
-            learning_rate=config.learning_rate,
-            warmup_steps=config.warmup_steps,
-            max_grad_norm=config.max_grad_norm,
-        )
+        run.history, run.step = list(checkpoint.history), checkpoint.step
+        run.window = _Window.from_state(checkpoint.log_window)
+    ctx.seed_process_rng(config.seed, run.step, checkpoint and checkpoint.training_state.get("process_rng"))
     return run
 
 

@@ -1,14 +1,6 @@
 """Measuring what a pretrained model learned: masked-word accuracy, NSP accuracy, top-k predictions.
 
-The held-out files in ``data/`` (see ``data/README.md``) hold sentences from the same small world as the
-training corpus but not copied from it:
-
-- ``mlm_eval.tsv``: ``sentence<TAB>answers``; the sentence has exactly one ``[MASK]``, ``answers`` lists
-  every acceptable word separated by ``|`` (``the cat drinks [MASK]`` -> ``milk``).
-- ``nsp_eval.tsv``: ``sentence_a<TAB>sentence_b<TAB>label`` with label ``IsNext`` / ``NotNext`` (or
-  Hugging Face's ``0`` / ``1``).
-- ``probes.tsv``: the blog post's three probe sentences, in the format of ``mlm_eval.tsv`` plus a ``note``
-  column (what the blog post's model predicted), which the loader ignores.
+The held-out files in ``data/`` are read by :mod:`bertedu.evalsets` (their formats are described there).
 
 How a masked word is scored. The answer is a whole word, so the candidates are the whole-word tokens of
 the vocabulary: every token except the special ones (``[PAD] [UNK] [CLS] [SEP] [MASK]``) and the ``##``
@@ -29,115 +21,12 @@ Introduced in notebook 06.
 from __future__ import annotations
 
 import contextlib
-import csv
-import os
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from pathlib import Path
 
 import torch
 
-from bertedu.data import IS_NEXT, NOT_NEXT
-
-NSP_LABELS = {"isnext": IS_NEXT, "0": IS_NEXT, "notnext": NOT_NEXT, "1": NOT_NEXT}
-
-
-# ----------------------------------------------------------------------------------------------------------
-# Held-out data
-
-
-@dataclass(frozen=True)
-class MaskedWordItem:
-    """One masked-word question: a sentence with exactly one ``[MASK]`` and the acceptable answers."""
-
-    sentence: str
-    answers: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class NSPItem:
-    """One next-sentence question: A, B and the label (Hugging Face's: 0 = IsNext, 1 = NotNext)."""
-
-    sentence_a: str
-    sentence_b: str
-    next_sentence_label: int
-
-    @property
-    def is_next(self) -> bool:
-        return self.next_sentence_label == IS_NEXT
-
-
-def _read_tsv(path: str | os.PathLike, columns: Sequence[str]) -> list[tuple[int, list[str]]]:
-    """Rows of a TSV file whose header (first line) starts with ``columns``, as ``(line number, fields)``;
-    further columns (e.g. ``note`` in ``probes.tsv``) are checked for count and dropped."""
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(
-            f"Evaluation file {path} does not exist; the course's are in data/ "
-            "(bertedu.utils.data_path('mlm_eval.tsv'))."
-        )
-    with open(path, encoding="utf-8", newline="") as fh:
-        rows = list(csv.reader(fh, delimiter="\t", quoting=csv.QUOTE_NONE))
-    rows = [(i, r) for i, r in enumerate(rows, start=1) if any(cell.strip() for cell in r)]
-    if not rows:
-        raise ValueError(
-            f"{path} is empty; expected a header line ({chr(9).join(columns)}) and one item per line."
-        )
-    header = [cell.strip().lower() for cell in rows[0][1]]
-    if header[: len(columns)] != list(columns):
-        raise ValueError(
-            f"{path}: the first line must be the header {'<TAB>'.join(columns)} (further columns, "
-            f"e.g. a note, may follow), got {rows[0][1]!r}."
-        )
-    body = []
-    for line_no, row in rows[1:]:
-        if len(row) != len(header):
-            raise ValueError(
-                f"{path}, line {line_no}: expected {len(header)} tab-separated fields "
-                f"({', '.join(header)}), got {len(row)}: {row!r}."
-            )
-        body.append((line_no, [cell.strip() for cell in row[: len(columns)]]))
-    if not body:
-        raise ValueError(f"{path} has a header but no items.")
-    return body
-
-
-def load_masked_word_items(path: str | os.PathLike) -> list[MaskedWordItem]:
-    """Read ``sentence<TAB>answers`` items (``mlm_eval.tsv``, ``probes.tsv``). Answers are ``|``-separated.
-
-    Raises ``ValueError`` for a sentence without exactly one ``[MASK]`` or an empty answer list.
-    Introduced in notebook 06.
-    """
-    items = []
-    for line_no, (sentence, answers) in _read_tsv(path, ("sentence", "answers")):
-        if sentence.count("[MASK]") != 1:
-            raise ValueError(
-                f"{path}, line {line_no}: the sentence must contain exactly one [MASK], got {sentence!r}."
-            )
-        words = tuple(a.strip().lower() for a in answers.split("|") if a.strip())
-        if not words:
-            raise ValueError(f"{path}, line {line_no}: no answer given for {sentence!r}.")
-        items.append(MaskedWordItem(sentence, words))
-    return items
-
-
-def load_nsp_items(path: str | os.PathLike) -> list[NSPItem]:
-    """Read ``sentence_a<TAB>sentence_b<TAB>label`` items (``nsp_eval.tsv``).
-
-    ``label`` is ``IsNext``/``NotNext`` or ``0``/``1`` (Hugging Face: 0 = IsNext). Introduced in notebook 06.
-    """
-    items = []
-    for line_no, (a, b, label) in _read_tsv(path, ("sentence_a", "sentence_b", "label")):
-        key = label.strip().lower()
-        if key not in NSP_LABELS:
-            raise ValueError(
-                f"{path}, line {line_no}: label must be IsNext or NotNext (or 0 / 1), got {label!r}."
-            )
-        if not a or not b:
-            raise ValueError(f"{path}, line {line_no}: both sentences must be non-empty.")
-        items.append(NSPItem(a, b, NSP_LABELS[key]))
-    return items
-
+# load_masked_word_items and load_nsp_items: notebook 06 imports them from here.
+from bertedu.evalsets import MaskedWordItem, NSPItem, load_masked_word_items, load_nsp_items  # noqa: F401
 
 # ----------------------------------------------------------------------------------------------------------
 # Running a model

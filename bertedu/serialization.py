@@ -26,8 +26,8 @@ from safetensors import SafetensorError
 from safetensors.torch import load_file, save_file
 
 from bertedu.config import BertConfig
+from bertedu.files import atomic_write, is_disk_full, save_error
 from bertedu.outputs import LoadingInfo
-from bertedu.utils import atomic_write, is_disk_full, save_error
 
 logger = logging.getLogger(__name__)
 
@@ -45,7 +45,7 @@ def save_pretrained(model, directory: str | os.PathLike, tokenizer: Any = None) 
 
     Each file is written atomically. Tied weights are saved once (as ``transformers`` does). Returns the path.
     A ``directory`` that is a file is a ``ValueError``; what the operating system refuses (a file where a
-    folder of the path should be, a full disk, no permission) is a :class:`bertedu.utils.SaveError` that
+    folder of the path should be, a full disk, no permission) is a :class:`bertedu.files.SaveError` that
     names the cause.
     """
     directory = Path(directory)

@@ -35,7 +35,6 @@ resume exactly and several processes (:mod:`bertedu.distributed`) build the same
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import sys
 import warnings
@@ -52,8 +51,9 @@ from bertedu.data import (
     check_nsp_documents,
     stable_seed,
 )
+from bertedu.files import atomic_write_json, write_directory_atomically
 from bertedu.tokenizer import BertTokenizer, train_tokenizer
-from bertedu.utils import atomic_write_json, write_directory_atomically
+from bertedu.utils import file_sha256
 
 SHARDS_META = "shards.json"
 SHARDS_FORMAT = 1
@@ -100,14 +100,6 @@ def stream_documents(path, *, max_line_chars: int = 1000) -> Iterator[list[str]]
         warnings.warn(
             f"{skipped} line(s) of {path} were skipped (no letter or digit, or too long).", stacklevel=2
         )
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 class _Shard:
@@ -200,7 +192,7 @@ def write_shards(
             {
                 "format": SHARDS_FORMAT,
                 "corpus": corpus.name,
-                "corpus_sha256": _sha256(corpus),
+                "corpus_sha256": file_sha256(corpus),
                 "dtype": np.dtype(dtype).name,
                 "tokens": sum(s["tokens"] for s in shards),
                 "sentences": sum(s["sentences"] for s in shards),

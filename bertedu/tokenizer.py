@@ -34,7 +34,7 @@ from pathlib import Path
 
 import torch
 
-from bertedu.utils import atomic_write_text
+from bertedu.files import atomic_write_text
 
 PAD_TOKEN, UNK_TOKEN, CLS_TOKEN, SEP_TOKEN, MASK_TOKEN = "[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"
 # The order of the first five ids of every vocabulary we train: [PAD]=0, [UNK]=1, [CLS]=2, [SEP]=3, [MASK]=4.

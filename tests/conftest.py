@@ -10,8 +10,10 @@ loop, checkpoints, the course helpers and the command line run real training, no
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
+import lanes
 import pytest
 from support import CORPUS, MLM_EVAL, NSP_EVAL, TEST_PRESET
 
@@ -27,17 +29,65 @@ if os.environ.get("PYTEST_XDIST_WORKER") and os.environ.get("BERTEDU_HOME"):
     os.environ["BERTEDU_HOME"] = str(_home)
 
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+from notebook_order import shares_course_model  # noqa: E402  (tools/ is not a package)
+
+
 def pytest_collection_modifyitems(config, items):
-    """Groups for pytest-xdist's ``--dist loadgroup``: the runs of the student editions of notebooks 06, 07
-    and 08 share ``runs/mini-bert/`` (06 writes it, 07 and 08 read it), so they run one after the other, in
-    order, on one worker; the real-browser tests share one worker too (each starts JupyterLab). Every other
-    test goes to whichever worker is free."""
+    """Groups for pytest-xdist's ``--dist loadgroup``: the runs of the student editions of the notebooks that
+    make or load the course model (``tools/notebook_order.py``: 06 writes ``runs/mini-bert/``, 07 and 08 read
+    it) run one after the other, in order, on one worker; the real-browser tests share one worker too (each
+    starts JupyterLab). Every other test goes to whichever worker is free."""
     for item in items:
         if "browser" in item.path.parts:
             item.add_marker(pytest.mark.xdist_group("browser"))
         elif item.path.name == "test_student_edition.py" and "runs_and_says" in item.name:
-            if any(f"[{nb}" in item.name for nb in ("06_", "07_", "08_")):
+            if shares_course_model(item.callspec.id):
                 item.add_marker(pytest.mark.xdist_group("course-model"))
+
+
+# ----------------------------------------------------------------------------------------------------------
+# The fast lane, `make check`: `-m "not integration and not slow and not browser"` with BERTEDU_FAST_LANE=1.
+# Tests are marked where they are written (the markers are described in pyproject.toml): a module-level
+# `pytestmark = pytest.mark.integration` when every test of a file starts a process, `@pytest.mark.integration`
+# or `@pytest.mark.slow` on single tests otherwise. So that a new test that starts a process cannot land in the
+# fast lane unmarked, starting one there fails the test (tests/lanes.py); tests/test_test_lanes.py also checks
+# the marks statically.
+
+
+@pytest.fixture(autouse=True)
+def no_process_in_the_fast_lane(request, monkeypatch):
+    """In the fast lane, a test not marked integration may start no process (``lanes.refuse_processes``); it
+    fails even if it caught the error."""
+    if not lanes.in_fast_lane(request.config) or request.node.get_closest_marker("integration"):
+        yield
+        return
+    attempts = lanes.refuse_processes(monkeypatch)
+    yield
+    if attempts:
+        pytest.fail(lanes.FAST_LANE_MESSAGE.format(what=" and ".join(dict.fromkeys(attempts))), pytrace=False)
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    """In the fast lane, name the tests that took more than ``lanes.SLOW_S`` seconds (a hint, not a failure:
+    timings vary with the machine's load), so that a slow new test gets its ``@pytest.mark.slow``."""
+    if not lanes.in_fast_lane(config):
+        return
+    took: dict[str, float] = {}
+    for reports in terminalreporter.stats.values():
+        for report in reports:
+            if getattr(report, "when", None) in ("setup", "call", "teardown"):
+                took[report.nodeid] = took.get(report.nodeid, 0.0) + report.duration
+    slow = sorted(
+        ((seconds, nodeid) for nodeid, seconds in took.items() if seconds > lanes.SLOW_S), reverse=True
+    )
+    if slow:
+        terminalreporter.section("slow tests in the fast lane")
+        terminalreporter.write_line(
+            f"these took more than {lanes.SLOW_S:g} s: mark them @pytest.mark.slow if they do so again"
+        )
+        for seconds, nodeid in slow:
+            terminalreporter.write_line(f"  {seconds:5.1f} s  {nodeid}")
 
 
 @pytest.fixture(scope="session")

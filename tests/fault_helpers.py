@@ -15,7 +15,7 @@ from pathlib import Path
 
 import torch
 
-from bertedu import utils
+from bertedu import files
 from bertedu.checkpoint import load_checkpoint, save_checkpoint
 from bertedu.config import BertConfig
 from bertedu.model import BertForPreTraining
@@ -84,8 +84,8 @@ def inject(at: int, action) -> tuple[list[int], callable]:
     ``undo()`` puts the real operations back."""
     calls = [0]
     targets = list(STEPS)
-    if hasattr(utils, "_exchange"):
-        targets.append((utils, "_exchange"))
+    if hasattr(files, "_exchange"):
+        targets.append((files, "_exchange"))
     originals = [(module, name, getattr(module, name)) for module, name in targets]
     for module, name, real in originals:
 
@@ -120,7 +120,7 @@ def kill_at_every_step(out: Path, mode: str) -> list[dict]:
     """Save version 2 over version 1, killed (``os._exit``) before the k-th step, for k = 1, 2, ... until a
     save completes; after each kill, read ``out`` as the next program would."""
     if mode == "fallback":  # systems without renameat2: the rename-aside path
-        utils._exchange = lambda a, b: False
+        files._exchange = lambda a, b: False
     results = []
     at = 1
     while True:
@@ -149,10 +149,10 @@ if __name__ == "__main__":  # python tests/fault_helpers.py FOLDER MODE [MODE ..
     folder = Path(sys.argv[1])
     results = {}
     for mode in sys.argv[2:]:
-        real_exchange = getattr(utils, "_exchange", None)
+        real_exchange = getattr(files, "_exchange", None)
         results[mode] = kill_at_every_step(folder / mode / "run", mode)
         if real_exchange is not None:
-            utils._exchange = real_exchange
+            files._exchange = real_exchange
     print(json.dumps(results))
 
 

@@ -32,11 +32,11 @@ from bertedu.ablations import (
 from bertedu.baselines import most_frequent_tag_scores
 from bertedu.config import BertConfig
 from bertedu.course import course_config, course_tokenizer
+from bertedu.evalsets import MaskedWordItem
 from bertedu.finetune_data import TOKEN_CLASSIFICATION, TaggingExample, make_task_datasets
 from bertedu.losses import IGNORE_INDEX
 from bertedu.model import BertForPreTraining
 from bertedu.pretrain import PretrainingConfig, objective_batch, pretrain
-from bertedu.probes import MaskedWordItem
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -101,12 +101,19 @@ def test_pretraining_config_rejects_bad_ablation_settings(change, message):
 
 
 def test_old_run_configs_still_load_with_bert_defaults():
-    """A checkpoint saved before the switches existed has none of their keys: it is BERT's recipe."""
-    new_keys = ("objective", "next_sentence_prediction", "mask_replace_prob", "random_replace_prob")
-    new_keys += ("position_embedding_type", "layer_norm_position")
-    old = {k: v for k, v in course_config().to_dict().items() if k not in new_keys}
-    assert len(old) == len(course_config().to_dict()) - 6
-    assert PretrainingConfig.from_dict(old) == course_config()
+    """A checkpoint saved before the switches existed has none of their keys: it is BERT's recipe (masked LM
+    with NSP, 80/10/10, absolute positions, post-LN), written out here, not read from the code under test."""
+    bert = {
+        "objective": "mlm",
+        "next_sentence_prediction": True,
+        "mask_replace_prob": 0.8,
+        "random_replace_prob": 0.1,
+        "position_embedding_type": "absolute",
+        "layer_norm_position": "post",
+    }
+    old = {k: v for k, v in course_config().to_dict().items() if k not in bert}
+    assert len(old) == len(course_config().to_dict()) - len(bert)
+    assert PretrainingConfig.from_dict(old).to_dict() == {**old, **bert}
 
 
 def mlm_batch():
@@ -135,6 +142,7 @@ def test_objective_batch_for_each_objective():
     assert torch.equal(ltr["labels"], expected)  # position i predicts token i + 1, never a [PAD]
 
 
+@pytest.mark.slow
 def test_pretraining_without_nsp_leaves_the_nsp_head_untouched(tiny_run):
     config = tiny_run(next_sentence_prediction=False, nsp_eval_file=None)
     run = pretrain(config, progress=False)
@@ -147,6 +155,7 @@ def test_pretraining_without_nsp_leaves_the_nsp_head_untouched(tiny_run):
     assert not torch.equal(with_nsp.model.cls.seq_relationship.weight, untrained.cls.seq_relationship.weight)
 
 
+@pytest.mark.slow
 def test_left_to_right_run_builds_a_causal_model_and_learns(tiny_run):
     run = pretrain(
         tiny_run(
@@ -159,6 +168,7 @@ def test_left_to_right_run_builds_a_causal_model_and_learns(tiny_run):
     assert train[-1]["mlm_loss"] < train[0]["mlm_loss"]
 
 
+@pytest.mark.slow
 def test_masking_shares_reach_the_collator(tiny_run, monkeypatch):
     seen = {}
     original = pretrain_module.PretrainingCollator
@@ -172,6 +182,7 @@ def test_masking_shares_reach_the_collator(tiny_run, monkeypatch):
     assert (seen["mask_replace_prob"], seen["random_replace_prob"]) == (1.0, 0.0)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("switch", ["position_embedding_type", "layer_norm_position"])
 def test_model_switches_reach_the_model(tiny_run, switch):
     value = {"position_embedding_type": "none", "layer_norm_position": "pre"}[switch]
@@ -253,6 +264,7 @@ def test_masked_word_scores_pick_the_head_by_model_kind(tokenizer, monkeypatch):
     assert set(scores) == {"top1", "top5"} and 0 <= scores["top1"] <= scores["top5"] <= 1
 
 
+@pytest.mark.slow
 def test_frozen_feature_probe_trains_only_the_classifier(tokenizer):
     datasets = make_task_datasets(TOKEN_CLASSIFICATION, tokenizer)
     config = BertConfig.from_preset("tiny", vocab_size=tokenizer.vocab_size, max_position_embeddings=64)

@@ -24,6 +24,21 @@ def test_seed_002_two_token_example():
     assert torch.allclose(context, F.scaled_dot_product_attention(Q[None], K[None], V[None])[0], atol=1e-6)
 
 
+def test_softmax_is_over_the_keys_asymmetric_example():
+    """Q K^T / sqrt(d_k) = [[0, 2], [0, 0]] is not symmetric, so a softmax over the queries (columns) would
+    give other weights. Each row (query) sums to 1 over the keys; the columns need not."""
+    Q = torch.tensor([[2.0, 2.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0]])
+    K = torch.tensor([[0.0, 0.0, 0.0, 0.0], [1.0, 1.0, 0.0, 0.0]])
+    V = torch.tensor([[1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 10.0]])
+    context, weights = scaled_dot_product_attention(Q, K, V)
+    # Query 0 scores key 0 with (2*0 + 2*0) / sqrt(4) = 0 and key 1 with (2*1 + 2*1) / 2 = 2; query 1 scores
+    # both keys 0. Softmax of [0, 2] = [1, e^2] / (1 + e^2); softmax of [0, 0] = [1/2, 1/2].
+    e2 = math.exp(2.0)
+    expected = torch.tensor([[1 / (1 + e2), e2 / (1 + e2)], [0.5, 0.5]])  # [[0.119, 0.881], [0.5, 0.5]]
+    assert torch.allclose(weights, expected, atol=1e-6)
+    assert torch.allclose(context, expected @ V, atol=1e-6)  # [[0.119, 0.881, 0, 8.81], [0.5, 0.5, 0, 5]]
+
+
 @pytest.mark.parametrize("masked", [False, True])
 def test_equals_torch_sdpa_on_random_inputs(masked):
     g = torch.Generator().manual_seed(1)

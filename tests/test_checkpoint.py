@@ -8,9 +8,11 @@ import pytest
 import torch
 
 from bertedu.checkpoint import is_checkpoint, load_checkpoint
+from bertedu.model import BertForPreTraining
 from bertedu.pretrain import pretrain
 
 
+@pytest.mark.slow
 def test_checkpoint_is_complete_and_loads_safely(tiny_run, tmp_path):
     out = tmp_path / "run"
     run = pretrain(tiny_run(), out, progress=False)
@@ -34,6 +36,7 @@ def test_checkpoint_is_complete_and_loads_safely(tiny_run, tmp_path):
     assert all(torch.equal(v, ckpt.model.state_dict()[k]) for k, v in run.model.state_dict().items())
 
 
+@pytest.mark.slow
 def test_checkpoint_loads_in_transformers_with_the_same_logits(tiny_run, tmp_path):
     transformers = pytest.importorskip("transformers")
     out = tmp_path / "run"
@@ -52,6 +55,7 @@ def test_checkpoint_loads_in_transformers_with_the_same_logits(tiny_run, tmp_pat
     torch.testing.assert_close(a.seq_relationship_logits, b.seq_relationship_logits, atol=1e-5, rtol=1e-5)
 
 
+@pytest.mark.slow
 def test_a_failed_save_leaves_the_previous_checkpoint(tiny_run, tmp_path, monkeypatch):
     out = tmp_path / "run"
     pretrain(tiny_run(steps=4), out, progress=False)
@@ -67,6 +71,7 @@ def test_a_failed_save_leaves_the_previous_checkpoint(tiny_run, tmp_path, monkey
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
 
 
+@pytest.mark.slow
 def test_resume_gives_bit_identical_weights(tiny_run, tmp_path):
     config = tiny_run(steps=10, eval_every=3, checkpoint_every=4)
     full = pretrain(config, tmp_path / "full", progress=False)
@@ -96,12 +101,27 @@ def test_pretrain_never_replaces_a_folder_of_other_files(tiny_run, tmp_path):
     assert (folder / "thesis.txt").read_text(encoding="utf-8") == "precious"
 
 
-def test_thread_setting_is_restored(tiny_run):
+@pytest.mark.slow
+def test_thread_setting_is_restored(tiny_run, monkeypatch):
+    """num_threads=1 holds while training, and the caller's setting (here 3, not the machine's, so that
+    the test means something on a one-thread machine too) comes back afterwards."""
     before = torch.get_num_threads()
-    pretrain(tiny_run(num_threads=1, steps=2, eval_every=0), progress=False)
-    assert torch.get_num_threads() == before
+    during = []
+    forward = BertForPreTraining.forward
+    monkeypatch.setattr(
+        BertForPreTraining,
+        "forward",
+        lambda *a, **kw: during.append(torch.get_num_threads()) or forward(*a, **kw),
+    )
+    try:
+        torch.set_num_threads(3)
+        pretrain(tiny_run(num_threads=1, steps=2, eval_every=0), progress=False)
+        assert set(during) == {1} and torch.get_num_threads() == 3
+    finally:
+        torch.set_num_threads(before)
 
 
+@pytest.mark.slow
 def test_resume_errors(tiny_run, tmp_path):
     with pytest.raises(FileNotFoundError, match="holds no checkpoint"):
         pretrain(tiny_run(), tmp_path / "nothing", resume=True, progress=False)
@@ -111,6 +131,7 @@ def test_resume_errors(tiny_run, tmp_path):
 
 
 # --- crash safety, permissions, symlinks (issue 14) ------------------------------------------------------------
+@pytest.mark.slow
 def test_a_crash_between_the_renames_is_recovered_on_the_next_load(tiny_run, tmp_path):
     """What the review found after a kill between the two renames of a save: the folder gone, both copies
     in hidden siblings, and `--resume` saying "holds no checkpoint". The next load now puts the newer copy
@@ -129,6 +150,7 @@ def test_a_crash_between_the_renames_is_recovered_on_the_next_load(tiny_run, tmp
     assert resumed.step == 6
 
 
+@pytest.mark.slow
 def test_stale_temporary_folders_are_deleted_on_the_next_start(tiny_run, tmp_path):
     out = tmp_path / "run"
     pretrain(tiny_run(steps=2, eval_every=0, num_threads=1), out, progress=False)
@@ -139,6 +161,7 @@ def test_stale_temporary_folders_are_deleted_on_the_next_start(tiny_run, tmp_pat
     assert sorted(p.name for p in tmp_path.iterdir()) == ["inputs", "run"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("umask", [0o022, 0o077])
 def test_checkpoint_files_honour_the_umask(tiny_run, tmp_path, umask):
     """The review's #12: config.json, model.safetensors, vocab.txt were 0600 and the folder 0700 (mkstemp,
@@ -154,6 +177,7 @@ def test_checkpoint_files_honour_the_umask(tiny_run, tmp_path, umask):
     assert modes and set(modes.values()) == {0o666 & ~umask}, modes
 
 
+@pytest.mark.slow
 def test_a_symlinked_output_folder_keeps_its_link(tiny_run, tmp_path):
     """The review's #11: resuming through a symlinked --output replaced the link by a folder and left the
     link's target with the stale checkpoint (and a `.link.old-*` symlink behind)."""
@@ -183,6 +207,7 @@ def test_the_working_folder_is_refused_before_training(tiny_run, tmp_path, monke
     assert not started and list(work.iterdir()) == []
 
 
+@pytest.mark.slow
 def test_a_damaged_file_is_named(tiny_run, tmp_path):
     out = tmp_path / "run"
     pretrain(tiny_run(steps=2, eval_every=0, num_threads=1), out, progress=False)

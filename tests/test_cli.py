@@ -28,6 +28,7 @@ def test_help_documents_every_option(capsys):
         assert preset in text
 
 
+@pytest.mark.slow
 def test_cli_trains_and_reports(corpus_files, tmp_path, capsys):
     out = tmp_path / "cli-run"
     code = main(
@@ -77,6 +78,7 @@ def run_cli(args, cwd):
     )
 
 
+@pytest.mark.integration
 def test_module_entry_point(corpus_files):
     result = run_cli(["--help"], cwd=corpus_files)
     assert result.returncode == 0 and "--resume" in result.stdout
@@ -119,6 +121,7 @@ def test_cli_bad_arguments_give_one_line_errors(corpus_files, args, message, mon
     assert not (corpus_files / "out").exists()
 
 
+@pytest.mark.slow
 def test_cli_refuses_to_overwrite_or_change_a_resumed_run(corpus_files, tmp_path, capsys):
     out = tmp_path / "run"
     base = [

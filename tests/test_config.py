@@ -101,6 +101,7 @@ def test_reads_hf_config_with_extra_keys(tmp_path):
     assert c.architectures == ["BertModel"]
 
 
+@pytest.mark.slow
 def test_transformers_reads_our_config(tmp_path):
     transformers = pytest.importorskip("transformers")
     c = BertConfig.from_preset("tiny", vocab_size=777, num_labels=4)

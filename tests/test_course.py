@@ -18,6 +18,7 @@ from bertedu.pretrain import TrainingInterrupted, model_config, pretrain
 from bertedu.tokenizer import SPECIAL_TOKENS, BertTokenizer
 
 
+@pytest.mark.slow
 def test_load_course_model_trains_once_then_loads(tiny_run, tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(course.pretraining, "course_config", lambda **kw: tiny_run(**kw))
     path = tmp_path / "mini-bert"
@@ -154,6 +155,7 @@ def test_a_folder_of_other_files_is_never_deleted(corpus_files, tmp_path, monkey
     assert (path / "notes.txt").read_text(encoding="utf-8") == "mine"
 
 
+@pytest.mark.integration
 def test_two_processes_share_one_training(corpus_files, tmp_path):
     """Two notebook kernels opening notebooks 07 and 08 at the same moment: the course model is trained
     once (the other process waits on the lock), and both get the same complete model."""
@@ -261,6 +263,7 @@ def _word_label_data(word_tok):
     return {"train": train, "dev": dev, "test": dev}
 
 
+@pytest.mark.slow
 def test_sentence_features_pool_real_tokens_only(word_tok):
     data = _word_label_data(word_tok)
     config = small_bert_config(vocab_size=word_tok.vocab_size)
@@ -280,6 +283,7 @@ def test_sentence_features_pool_real_tokens_only(word_tok):
         course.sentence_features(encoder, data["train"], layers=3)
 
 
+@pytest.mark.slow
 def test_run_feature_based_trains_only_a_classifier_and_is_deterministic(word_tok):
     data = _word_label_data(word_tok)
     config = small_bert_config(vocab_size=word_tok.vocab_size)

@@ -52,6 +52,7 @@ def same_result(a, b) -> bool:
     return type(a) is type(b) and a.history == b.history and same_weights(a.model, b.model)
 
 
+@pytest.mark.slow
 def test_the_written_out_steps_are_pretrains_steps():
     # nsp_only_run is this loop without the MLM labels; with them it must give pretrain's history
     config = course_config(steps=40, warmup_steps=5, eval_every=20)
@@ -66,6 +67,7 @@ def test_the_written_out_steps_are_pretrains_steps():
     assert [a for _, a in evals(mine)] == pytest.approx([a for _, a in evals(theirs)])
 
 
+@pytest.mark.slow
 def test_nsp_only_trains_nsp_alone_and_is_deterministic():
     history = nsp_only_run(20)
     train = [r for r in history if r["split"] == "train"]
@@ -76,6 +78,7 @@ def test_nsp_only_trains_nsp_alone_and_is_deterministic():
     assert nsp_only_run(20) == history
 
 
+@pytest.mark.slow
 def test_minibert_plateau_run_is_deterministic_and_leaves_the_callers_random_state_alone():
     torch.manual_seed(123)
     before = torch.get_rng_state()
@@ -96,6 +99,7 @@ def test_the_plateau_budget_is_the_one_notebook_06_states():
     assert (course.NO_POSITIONS_STEPS, course.NSP_ONLY_STEPS) == (300, 600)
 
 
+@pytest.mark.slow
 def test_no_positions_run_is_the_recipe_with_one_switch_changed():
     run = no_positions_run(10)
     changed = {k: v for k, v in run.config.to_dict().items() if course_config().to_dict()[k] != v}
@@ -103,6 +107,7 @@ def test_no_positions_run_is_the_recipe_with_one_switch_changed():
     assert run.step == 10 and run.interrupted and run.model.bert.embeddings.position_embeddings is None
 
 
+@pytest.mark.integration
 def test_side_runs_in_a_second_process_equal_the_same_runs_here():
     side = start_side_runs(SMALL)
     assert side.in_background
@@ -118,6 +123,7 @@ def test_side_runs_in_a_second_process_equal_the_same_runs_here():
     assert side.result("minibert") is results["minibert"]  # fetched once
 
 
+@pytest.mark.slow
 def test_a_failed_second_process_is_replaced_by_training_here(caplog):
     failed = concurrent.futures.Future()
     failed.set_exception(RuntimeError("the worker died"))
@@ -128,6 +134,7 @@ def test_a_failed_second_process_is_replaced_by_training_here(caplog):
     assert "the second process stopped (RuntimeError: the worker died)" in caplog.text
 
 
+@pytest.mark.slow
 def test_one_core_trains_the_side_runs_when_asked(monkeypatch):
     monkeypatch.setattr(course.side_runs.os, "cpu_count", lambda: 1)
     side = start_side_runs({"minibert": {"steps": 20}})
@@ -144,6 +151,7 @@ def test_side_run_names_are_checked():
 
 
 # ------------------------------------------------------------------------------ notebook 07's side runs
+@pytest.mark.integration
 def test_notebook_07s_learning_curve_in_a_second_process_equals_the_same_call_here(tmp_path):
     tokenizer = course.course_tokenizer()
     torch.manual_seed(0)
@@ -197,6 +205,7 @@ def test_notebook_07s_curve_settings_are_the_notebooks():
 
 
 # ------------------------------------------------------------------------------ the cache of finished runs
+@pytest.mark.integration
 def test_a_finished_run_is_collected_from_the_cache_next_time(own_cache):
     first = start_side_runs({"nsp_only": {"steps": 20}})
     assert first.in_background
@@ -217,6 +226,7 @@ def test_the_cache_key_follows_settings_code_and_data(monkeypatch):
     assert key("minibert", {}) != before
 
 
+@pytest.mark.integration
 def test_a_damaged_cache_file_is_trained_again(own_cache):
     start_side_runs({"minibert": {"steps": 20}}).result("minibert")
     (path,) = own_cache.iterdir()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import random
 import warnings
 
@@ -11,14 +12,18 @@ import torch
 from bertedu.data import (
     IS_NEXT,
     NOT_NEXT,
+    NSPPair,
     PretrainingCollator,
     PretrainingDataset,
+    SentenceSpan,
     bucketed_batches,
     build_nsp_example,
     make_nsp_pairs,
     read_corpus,
     truncate_seq_pair,
 )
+from bertedu.masking import mask_tokens, mask_tokens_with_details
+from bertedu.pretrain import PretrainingConfig
 from bertedu.tokenizer import BertTokenizer, train_tokenizer, train_wordpiece
 from bertedu.utils import repo_root
 
@@ -124,18 +129,29 @@ def test_read_corpus_non_utf8_bytes(tmp_path):
 # NSP pairs
 
 
+def test_nsp_labels_are_hugging_faces_0_is_next_1_not_next():
+    """The contract that lets a ``transformers`` NSP head be read here: 0 = IsNext, 1 = NotNext."""
+    assert (IS_NEXT, NOT_NEXT) == (0, 1)
+    a = SentenceSpan(doc=0, start=0, stop=1)
+    assert NSPPair(a, SentenceSpan(doc=0, start=1, stop=2), 0).is_next
+    assert not NSPPair(a, SentenceSpan(doc=1, start=1, stop=2), 1).is_next
+    documents = [["a b", "c d", "e f"], ["g h", "i j", "k l"]]
+    assert {p.next_sentence_label for p in make_nsp_pairs(documents, 50, is_next_prob=1.0)} == {0}
+    assert {p.next_sentence_label for p in make_nsp_pairs(documents, 50, is_next_prob=0.0)} == {1}
+
+
 def test_nsp_pairs_are_half_is_next_and_come_from_the_right_place(documents):
     pairs = make_nsp_pairs(documents, 20_000, seed=1)
-    is_next = sum(p.next_sentence_label == IS_NEXT for p in pairs) / len(pairs)
+    is_next = sum(p.next_sentence_label == 0 for p in pairs) / len(pairs)
     assert abs(is_next - 0.5) < 0.02
     for p in pairs:
         a, b = p.a, p.b
         assert 0 <= a.start < a.stop <= len(documents[a.doc]) and a.stop - a.start <= 2
         assert 0 <= b.start < b.stop <= len(documents[b.doc]) and b.stop - b.start <= 2
-        if p.next_sentence_label == IS_NEXT:
+        if p.next_sentence_label == 0:  # IsNext
             assert p.is_next and b.doc == a.doc and b.start == a.stop  # B is the real continuation of A
         else:
-            assert p.next_sentence_label == NOT_NEXT and b.doc != a.doc  # B from another document
+            assert p.next_sentence_label == 1 and b.doc != a.doc  # NotNext: B from another document
         assert a.stop < len(documents[a.doc]) and b.start > 0  # same positions for both labels: no shortcut
     assert len({p.b.doc for p in pairs if not p.is_next}) == len(documents)  # every document serves as B
     assert make_nsp_pairs(documents, 50, seed=1) == pairs[:50]  # seeded
@@ -233,6 +249,61 @@ def test_batches_have_the_model_keys_and_consistent_padding(documents, tokenizer
         assert (labels != -100).any()
         assert batch["token_type_ids"][row, :n].tolist() == example["token_type_ids"]
         assert batch["next_sentence_label"][row] == example["next_sentence_label"]
+        pair = dataset.pairs()[row]
+        continuation = pair.b.doc == pair.a.doc and pair.b.start == pair.a.stop
+        assert batch["next_sentence_label"][row] == (0 if continuation else 1)  # 0 = IsNext, 1 = NotNext
+
+
+def test_every_public_entry_point_defaults_to_berts_15_and_80_10_10():
+    """BERT's recipe (section 3.1 / appendix A.1): 15 % of the tokens selected; of those 80 % [MASK], 10 %
+    random, 10 % unchanged. Whoever leaves the masking arguments out gets exactly that."""
+    config = PretrainingConfig()
+    assert (config.mlm_probability, config.mask_replace_prob, config.random_replace_prob) == (0.15, 0.8, 0.1)
+    for function in (mask_tokens, mask_tokens_with_details, PretrainingCollator.__init__):
+        p = inspect.signature(function).parameters
+        defaults = (
+            p["mlm_probability"].default,
+            p["mask_replace_prob"].default,
+            p["random_replace_prob"].default,
+        )
+        assert defaults == (0.15, 0.8, 0.1), function.__qualname__
+
+
+def masking_shares(
+    input_ids: torch.Tensor, labels: torch.Tensor, maskable: torch.Tensor, mask_id: int
+) -> dict:
+    """Share of the maskable tokens that got a label, and the [MASK] / other token / same token shares of
+    those, read off the batch alone."""
+    selected = labels != -100
+    n = int(selected.sum())
+    return {
+        "selected": n / int(maskable.sum()),
+        "mask": int((selected & (input_ids == mask_id)).sum()) / n,
+        "random": int((selected & (input_ids != mask_id) & (input_ids != labels)).sum()) / n,
+        "kept": int((selected & (input_ids == labels)).sum()) / n,
+    }
+
+
+@pytest.mark.slow
+def test_the_collator_and_mask_tokens_mask_15_percent_80_10_10_by_default(documents, tokenizer):
+    """Behaviour, not only the signature: a default collator's batch of 3000 examples (~60k maskable
+    tokens) labels 15 +- 1 % of them, and replaces ~80 % of those by [MASK], ~10 % by another token."""
+    dataset = PretrainingDataset(documents, tokenizer, max_length=24, num_pairs=3000, seed=0)
+    examples = [dataset[i] for i in range(len(dataset))]
+    batch = PretrainingCollator(tokenizer)(examples)
+    original = torch.where(batch["labels"] != -100, batch["labels"], batch["input_ids"])
+    maskable = ~torch.isin(original, torch.tensor(tokenizer.all_special_ids))
+    assert int(maskable.sum()) > 50_000
+    shares = masking_shares(batch["input_ids"], batch["labels"], maskable, tokenizer.mask_token_id)
+    assert abs(shares["selected"] - 0.15) < 0.01, shares
+    assert abs(shares["mask"] - 0.8) < 0.02 and abs(shares["random"] - 0.1) < 0.02, shares
+    assert abs(shares["kept"] - 0.1) < 0.02, shares
+
+    g = torch.Generator().manual_seed(0)  # mask_tokens, the other public entry point, on the same tokens
+    masked, labels = mask_tokens(original, tokenizer=tokenizer, generator=g)
+    shares = masking_shares(masked, labels, maskable, tokenizer.mask_token_id)
+    assert abs(shares["selected"] - 0.15) < 0.01, shares
+    assert abs(shares["mask"] - 0.8) < 0.02 and abs(shares["random"] - 0.1) < 0.02, shares
 
 
 def test_dynamic_masking_changes_each_epoch_and_is_reproducible(documents, tokenizer):

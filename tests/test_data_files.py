@@ -275,6 +275,7 @@ def test_mlm_eval_generalise_is_held_out_and_has_no_corpus_trigram_context(vocab
     assert (round(result["top1"] * 40), round(result["top5"] * 40), result["n"]) == (5, 10, 40)
 
 
+@pytest.mark.integration
 def test_eval_generator_reproduces_the_committed_files(tmp_path):
     result = subprocess.run(
         [sys.executable, str(DATA / "make_eval_data.py"), "--out", str(tmp_path)],
@@ -434,6 +435,7 @@ def test_sentence_pair_label_depends_on_both_sentences():
     assert round(scores["overlap"] * len(test)) == 37 and len(test) == 72
 
 
+@pytest.mark.integration
 def test_finetune_generator_reproduces_the_committed_files(tmp_path):
     result = subprocess.run(
         [sys.executable, str(DATA / "make_finetune_data.py"), "--out", str(tmp_path)],

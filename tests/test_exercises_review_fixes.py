@@ -22,15 +22,18 @@ def mlm_answer_numpy():
 def test_w6_mlm_by_hand_accepts_a_float32_numpy_scalar():
     answer = mlm_answer_numpy()
     assert isinstance(answer, np.float32)
-    assert losses.mlm_by_hand.check(answer).passed
-    assert losses.mlm_by_hand.check(torch.tensor(float(answer))).passed
+    result = losses.mlm_by_hand.check(answer)
+    assert result.passed, result.message
+    result = losses.mlm_by_hand.check(torch.tensor(float(answer)))
+    assert result.passed, result.message
 
 
 @pytest.mark.parametrize(
     "answer", [15, 15.0, np.int64(15), np.float32(15), torch.tensor(15), np.ceil(14.2)], ids=repr
 )
 def test_w6_coverage_epochs_accepts_every_numeric_form(answer):
-    assert masking.coverage_epochs.check(answer).passed
+    result = masking.coverage_epochs.check(answer)
+    assert result.passed, result.message
 
 
 def test_w6_wrong_numbers_still_fail_with_their_own_message():
@@ -42,11 +45,12 @@ def test_m14_rounded_answers_are_right_but_need_three_decimals():
     mlm = losses.mlm_by_hand.check(0.95)
     assert (
         not mlm.passed and "right, but rounded to 2 decimals" in mlm.message and "3 decimals" in mlm.message
-    )
+    ), mlm.message
     weights = attention.reference_attention_weights()
     two = attention.attention_weights.check(np.round(weights, 2))
-    assert not two.passed and "give at least 3 decimals" in two.message
-    assert attention.attention_weights.check(np.round(weights, 3)).passed
+    assert not two.passed and "give at least 3 decimals" in two.message, two.message
+    result = attention.attention_weights.check(np.round(weights, 3))
+    assert result.passed, result.message
     assert "3 decimals" in attention.attention_weights.prompt and "3 decimals" in losses.mlm_by_hand.prompt
 
 
@@ -58,7 +62,7 @@ def test_m14_a_wrong_answer_is_not_called_rounded():
 def test_m15_an_additive_mask_is_called_the_other_valid_convention():
     additive = lambda m: (1.0 - m[:, None, None, :].float()) * -10000.0  # Google's BERT
     result = attention.key_mask.check(additive)
-    assert not result.passed
+    assert not result.passed, result.message
     assert "additive mask" in result.message and "other valid convention" in result.message
     assert "hides exactly the [PAD] keys" in result.message
     assert "would *add* 0/1" not in result.message

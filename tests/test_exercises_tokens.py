@@ -37,8 +37,9 @@ def test_reference_wordpiece_examples():
 
 def test_wordpiece_correct_passes():
     passed, message = ex.check_wordpiece(_greedy)
-    assert passed and "longest piece" in message
-    assert ex.check_wordpiece(lambda w, v: tuple(_greedy(w, v)))[0]
+    assert passed and "longest piece" in message, message
+    ok, msg = ex.check_wordpiece(lambda w, v: tuple(_greedy(w, v)))
+    assert ok, msg
 
 
 def _shortest(word, vocab):
@@ -79,7 +80,7 @@ def _no_hash(word, vocab):
 )
 def test_wordpiece_mistakes_are_named(fn, expected_words):
     passed, message = ex.check_wordpiece(fn)
-    assert not passed
+    assert not passed, message
     for word in expected_words:
         assert word in message, message
 
@@ -112,8 +113,9 @@ def test_reference_segment_ids_match_the_tokenizer():
 
 def test_segment_ids_correct_passes():
     passed, message = ex.check_segment_ids(ex.reference_segment_ids)
-    assert passed and "first [SEP]" in message
-    assert ex.check_segment_ids(lambda toks: torch.tensor(ex.reference_segment_ids(toks)))[0]
+    assert passed and "first [SEP]" in message, message
+    ok, msg = ex.check_segment_ids(lambda toks: torch.tensor(ex.reference_segment_ids(toks)))
+    assert ok, msg
 
 
 def _shift(tokens):  # switch to segment 1 *at* the first [SEP]
@@ -146,7 +148,7 @@ def _final_sep_in_a(tokens):  # every [SEP] gets segment 0
 )
 def test_segment_ids_mistakes_are_named(fn, expected_words):
     passed, message = ex.check_segment_ids(fn)
-    assert not passed
+    assert not passed, message
     for word in expected_words:
         assert word in message, message
 
@@ -169,8 +171,9 @@ def _make(offset=0, eps=1e-12, segment=True, layer_norm=True):
 
 def test_input_embeddings_correct_passes():
     passed, message = ex.check_input_embeddings(_make())
-    assert passed and "1e-12" in message
-    assert ex.check_input_embeddings(lambda emb, i, s: emb(i, s))[0]
+    assert passed and "1e-12" in message, message
+    ok, msg = ex.check_input_embeddings(lambda emb, i, s: emb(i, s))
+    assert ok, msg
     assert ex.check_input_embeddings(
         lambda emb, i, s: emb.LayerNorm(
             emb.word_embeddings(i)
@@ -192,7 +195,7 @@ def test_input_embeddings_correct_passes():
 )
 def test_input_embeddings_bugs_are_named(kwargs, expected_words):
     passed, message = ex.check_input_embeddings(_make(**kwargs))
-    assert not passed
+    assert not passed, message
     for word in expected_words:
         assert word in message, message
     if "eps" in kwargs:
@@ -218,7 +221,7 @@ def test_eps_bug_is_not_negligible_at_init_scale():
 )
 def test_input_embeddings_other_mistakes(fn, expected_words):
     passed, message = ex.check_input_embeddings(fn)
-    assert not passed
+    assert not passed, message
     for word in expected_words:
         assert word in message, message
 
@@ -272,5 +275,5 @@ def test_every_exercise_declares_its_points():
 )
 def test_a_result_instead_of_the_function_gets_the_right_call(exercise, call):
     result = exercise.check(["play", "##ing"])  # the function's result, not the function
-    assert not result.passed and result.attempted
+    assert not result.passed and result.attempted, result.message
     assert call in result.message and "no parentheses" in result.message

@@ -89,7 +89,8 @@ def test_multi_head_attention_bugs_are_named(bug, words):
 def test_multi_head_attention_solution_code_passes():
     namespace = {"nn": nn, "torch": torch, "math": math, "ex": encoder}
     exec(encoder.multi_head_attention.solution_code, namespace)
-    assert encoder.multi_head_attention.check(namespace["MultiHeadSelfAttention"]).passed
+    result = encoder.multi_head_attention.check(namespace["MultiHeadSelfAttention"])
+    assert result.passed, result.message
 
 
 # ------------------------------------------------------------------------------------------ embeddings
@@ -289,11 +290,13 @@ def make_step(zero_grad=True, scheduler_first=False, clip=True):
     return training_step
 
 
+@pytest.mark.slow
 def test_training_step_correct_passes():
     passed, message = verdict(pretraining.training_step, make_step())
     assert passed, message
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "bug, words",
     [
@@ -307,6 +310,7 @@ def test_training_step_bugs_are_named(bug, words):
     assert not passed and words in message, message
 
 
+@pytest.mark.slow
 def test_training_step_reference_is_the_package_loop(tmp_path):
     """The checker's reference run equals bertedu.pretrain.pretrain() step for step (same losses)."""
     from bertedu.pretrain import pretrain

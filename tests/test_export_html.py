@@ -44,6 +44,7 @@ def _image_outputs(path: Path) -> int:
     )
 
 
+@pytest.mark.slow
 def test_page_is_written_next_to_its_mathjax(exported):
     page, soup = exported
     assert page.name == "01_self_attention_by_hand.html"
@@ -59,6 +60,7 @@ def test_page_is_written_next_to_its_mathjax(exported):
     )
 
 
+@pytest.mark.slow
 def test_page_loads_nothing_from_the_network(exported):
     _, soup = exported
     html = str(soup)
@@ -73,6 +75,7 @@ def test_page_loads_nothing_from_the_network(exported):
         assert not re.search(r"https?://", script.get_text()), script.get_text()[:200]
 
 
+@pytest.mark.slow
 def test_every_figure_has_a_real_alt_text(exported):
     _, soup = exported
     images = soup.find_all("img")
@@ -83,6 +86,7 @@ def test_every_figure_has_a_real_alt_text(exported):
         assert len(alt) >= 12 and "$" not in alt and "\\" not in alt, alt
 
 
+@pytest.mark.slow
 def test_maths_is_left_for_mathjax(exported):
     _, soup = exported
     markdown = " ".join(div.get_text() for div in soup.select(".jp-RenderedMarkdown"))
@@ -90,6 +94,7 @@ def test_maths_is_left_for_mathjax(exported):
     assert "inlineMath: [ ['$','$']" in str(soup)
 
 
+@pytest.mark.slow
 def test_plain_nbconvert_would_use_a_cdn_and_fill_in_alt_texts():
     # What the exporter changes: without it the same notebook needs the network and has no descriptions.
     from nbconvert import HTMLExporter

@@ -28,7 +28,7 @@ import torch
 from safetensors.torch import load_file
 
 import bertedu
-from bertedu import utils
+from bertedu import files
 from bertedu.checkpoint import load_checkpoint
 from bertedu.cli import main
 from bertedu.pretrain import pretrain
@@ -52,6 +52,7 @@ def cli_env() -> dict:
 
 
 # --- a save killed or failing at every step -------------------------------------------------------------------
+@pytest.mark.integration
 def test_a_save_killed_between_any_two_steps_leaves_the_old_or_the_new_checkpoint(tmp_path):
     """Each run of the helper kills (os._exit) a save of checkpoint 2 over checkpoint 1 before its k-th
     step (a mkdir, rename, exchange, file write, deletion), for every k, with Linux's atomic exchange and
@@ -79,13 +80,14 @@ def test_a_save_killed_between_any_two_steps_leaves_the_old_or_the_new_checkpoin
         assert any(any(".tmp-" in n or ".new-" in n for n in r["left"]) for r in kills), mode
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["exchange", "fallback"])
 def test_a_save_failing_at_any_step_keeps_the_previous_checkpoint(tmp_path, monkeypatch, mode):
     """An OSError (EIO) at the k-th step of a save, for every k: the save raises an error that says so and
     what it was saving, and the folder still holds the previous complete checkpoint."""
     out = tmp_path / "run"
     if mode == "fallback":
-        monkeypatch.setattr(utils, "_exchange", lambda a, b: False, raising=False)
+        monkeypatch.setattr(files, "_exchange", lambda a, b: False, raising=False)
     failures = 0
     for at in range(1, 200):
         fault_helpers.save_version(out, 1)
@@ -137,7 +139,7 @@ def test_a_failed_rename_into_place_keeps_the_previous_checkpoint(tiny_run, tmp_
 
     monkeypatch.setattr(os, "rename", rename)
     monkeypatch.setattr(os, "replace", replace)
-    monkeypatch.setattr(utils, "_exchange", refuse, raising=False)
+    monkeypatch.setattr(files, "_exchange", refuse, raising=False)
     with pytest.raises(OSError, match="input/output error"):
         pretrain(config, out, resume=True, progress=False)
     monkeypatch.undo()
@@ -219,6 +221,7 @@ def small_tmpfs(tmp_path):
         subprocess.run(["umount", "-l", str(point)], check=False)
 
 
+@pytest.mark.integration
 def test_a_really_full_disk(tiny_run, tmp_path, small_tmpfs, capsys, corpus_files):
     """A tmpfs with room for one checkpoint but not for the second one the next save writes beside it."""
     pretrain(tiny_run(steps=2, eval_every=0, num_threads=1), tmp_path / "probe", progress=False)
@@ -282,6 +285,7 @@ def inode(path: Path) -> int | None:
         return None
 
 
+@pytest.mark.integration
 def test_kill_9_at_random_moments_then_resume(corpus_files, tmp_path):
     """`python -m bertedu.pretrain --checkpoint-every 1` killed with SIGKILL at random moments, 24 times,
     and resumed after every kill: a checkpoint is always found, its step never goes back, the kills leave no
@@ -375,6 +379,7 @@ def test_kill_9_at_random_moments_then_resume(corpus_files, tmp_path):
 
 
 # --- signals --------------------------------------------------------------------------------------------------
+@pytest.mark.integration
 def test_sigterm_and_sigint_save_a_checkpoint_and_exit_with_one_line(corpus_files, tmp_path):
     """SIGTERM (kill, a container stop, a kernel shutdown) as SIGINT (Ctrl-C): the command line finishes
     the step, saves a checkpoint (even with the default --checkpoint-every 0) and says how to resume. Both

@@ -110,6 +110,7 @@ def test_sequence_classification_loss_by_hand():
     torch.testing.assert_close(out.loss, by_hand)
 
 
+@pytest.mark.slow
 def test_token_classification_loss_by_hand_counts_labelled_tokens_only():
     torch.manual_seed(1)
     model = BertForTokenClassification(tiny_config(num_labels=4)).eval()
@@ -455,6 +456,7 @@ def test_read_examples_formats_and_errors(tmp_path):
 FAST = FineTuneConfig(learning_rate=3e-3, batch_size=8, epochs=60, warmup_ratio=0.1, progress=False)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "task, data, metric",
     [
@@ -504,6 +506,7 @@ def test_evaluate_reads_each_batch_once_and_agrees_with_predict(tok, task, data)
         )
 
 
+@pytest.mark.slow
 def test_same_seed_same_weights_other_seed_other_weights(tok):
     ds = make_dataset(SEQUENCE_CLASSIFICATION, sentences(), tok)
     config = FAST.replace(epochs=3)
@@ -522,6 +525,7 @@ def test_same_seed_same_weights_other_seed_other_weights(tok):
     assert any(not torch.equal(a[k], c[k]) for k in a)
 
 
+@pytest.mark.slow
 def test_early_stopping_keeps_the_best_dev_epoch_and_saves_it(tok, tmp_path):
     train = make_dataset(SEQUENCE_CLASSIFICATION, sentences(), tok)
     flipped = [ClassificationExample(e.text, "good" if e.label == "bad" else "bad") for e in sentences()]
@@ -592,6 +596,7 @@ def test_loss_helpers_agree_with_torch():
     torch.testing.assert_close(_ce_by_hand(logits, 2), F.cross_entropy(logits[None], torch.tensor([2])))
 
 
+@pytest.mark.slow
 def test_min_steps_adds_epochs_and_blocks_early_stopping(tok):
     train = make_dataset(
         SEQUENCE_CLASSIFICATION, sentences()[::3], tok

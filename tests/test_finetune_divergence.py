@@ -10,7 +10,7 @@ from support import small_bert_config
 
 from bertedu.finetune import FineTuneConfig, build_task_model, fine_tune
 from bertedu.finetune_data import SEQUENCE_CLASSIFICATION, ClassificationExample, make_dataset
-from bertedu.pretrain import TrainingDivergenceWarning
+from bertedu.optim import TrainingDivergenceWarning
 from bertedu.tokenizer import SPECIAL_TOKENS, BertTokenizer
 
 WORDS = ["the", "cat", "dog", "sits", "runs", "on", "mat", "in", "park", "sleeps"]
@@ -51,6 +51,7 @@ def test_a_diverged_fine_tuning_warns_with_what_to_try():
         run(learning_rate=0.9, max_grad_norm=0.0, warmup_ratio=0.0)
 
 
+@pytest.mark.slow
 def test_a_healthy_fine_tuning_does_not_warn():
     with warnings.catch_warnings():
         warnings.simplefilter("error", TrainingDivergenceWarning)

@@ -3,7 +3,7 @@
 The content review (2026-11-23) found 片段 used for the segment, the WordPiece piece and the answer span,
 浏览器 (a web browser) for the attention explorer, and 一袋词 for "bag of words". These checks run over every
 Chinese string a student reads: the quiz banks (prompts, options, explanations, hints, cards) and, once they
-exist, the Chinese edition's translation catalogs (i18n/zh/, the `zh` of every entry), the package's message
+exist, the Chinese edition's translation catalogs (translations/zh/, the `zh` of every entry), the package's message
 catalogs (bertedu/i18n/zh.py) and README.zh-CN.md.
 """
 
@@ -66,13 +66,19 @@ def other_chinese_texts():
     if readme.exists():
         lines = readme.read_text(encoding="utf-8").splitlines()
         texts.append((readme.name, [(f"line {i}", line) for i, line in enumerate(lines, 1)]))
-    for catalog in sorted((ROOT / "i18n" / "zh").glob("*.yaml")):
+    for catalog in sorted((ROOT / "translations" / "zh").glob("*.yaml")):
         cells = (yaml.safe_load(catalog.read_text(encoding="utf-8")) or {}).get("cells") or {}
         texts.append(
-            (f"i18n/zh/{catalog.name}", [(f"cell {cid}", e.get("zh") or "") for cid, e in cells.items()])
+            (
+                f"translations/zh/{catalog.name}",
+                [(f"cell {cid}", e.get("zh") or "") for cid, e in cells.items()],
+            )
         )
     texts.append(
         ("bertedu/i18n (zh messages)", [(repr(en)[:50], zh) for en, zh in i18n.catalog("zh").items()])
+    )
+    texts.append(
+        ("bertedu/i18n (zh solutions)", [(f"ex.{name}", zh) for name, zh in i18n.solutions("zh").items()])
     )
     return texts
 
@@ -84,9 +90,11 @@ def test_banks_use_the_glossary_terms(bank):
     assert not problems, "\n".join(problems)
 
 
+@pytest.mark.slow
 def test_the_chinese_edition_is_scanned():
     names = [name for name, _ in other_chinese_texts()]
-    assert {"README.zh-CN.md", "i18n/zh/00_welcome.yaml", "bertedu/i18n (zh messages)"} <= set(names), names
+    expected = {"README.zh-CN.md", "translations/zh/00_welcome.yaml", "bertedu/i18n (zh messages)"}
+    assert expected | {"bertedu/i18n (zh solutions)"} <= set(names), names
 
 
 @pytest.mark.parametrize("name, texts", other_chinese_texts(), ids=[n for n, _ in other_chinese_texts()])

@@ -77,6 +77,7 @@ def close(a, b, atol=ATOL):
     assert diff <= atol, diff
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("our_attn", ["eager", "sdpa"])
 @pytest.mark.parametrize("cfg", CONFIGS)
 def test_bert_model_matches_transformers(cfg, our_attn):
@@ -96,6 +97,7 @@ def test_bert_model_matches_transformers(cfg, our_attn):
             close(a, b)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fast", [False, True])
 @pytest.mark.parametrize("cfg", CONFIGS)
 def test_pretraining_model_matches_transformers(cfg, fast):
@@ -116,6 +118,7 @@ def test_pretraining_model_matches_transformers(cfg, fast):
     close(got.loss, want.loss)
 
 
+@pytest.mark.slow
 def test_pretraining_gradients_match_transformers():
     config = BertConfig(**CONFIGS[0], hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0)
     hf, mine = pair("BertForPreTraining", config)
@@ -128,6 +131,7 @@ def test_pretraining_gradients_match_transformers():
         close(p.grad, hf_params[name].grad)
 
 
+@pytest.mark.slow
 def test_task_models_match_transformers():
     config = BertConfig(**CONFIGS[1])
     inputs, labels = make_batch(config)
@@ -135,6 +139,13 @@ def test_task_models_match_transformers():
         hf, mine = pair("BertForSequenceClassification", config)
         y = torch.tensor([0, 2, 1])
         want, got = hf(**inputs, labels=y), mine(**inputs, labels=y)
+        close(got.logits, want.logits)
+        close(got.loss, want.loss)
+
+        hf, mine = pair("BertForSequenceClassification", config.replace(num_labels=1))  # regression: MSE
+        y = torch.tensor([0.5, -1.25, 2.0])
+        want, got = hf(**inputs, labels=y), mine(**inputs, labels=y)
+        assert hf.config.problem_type == "regression"
         close(got.logits, want.logits)
         close(got.loss, want.loss)
 
@@ -161,6 +172,7 @@ def test_state_dict_keys_are_identical():
         assert list(mine.state_dict()) == list(hf.state_dict()), arch
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("arch", ARCHITECTURES)
 def test_our_checkpoint_loads_in_transformers_strictly(arch, tmp_path):
     config = BertConfig(**CONFIGS[1])
@@ -182,6 +194,7 @@ def test_our_checkpoint_loads_in_transformers_strictly(arch, tmp_path):
         assert hf.cls.predictions.decoder.weight is hf.bert.embeddings.word_embeddings.weight
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("arch", ARCHITECTURES)
 def test_transformers_checkpoint_loads_here_strictly(arch, tmp_path, caplog):
     config = BertConfig(**CONFIGS[0])
@@ -200,6 +213,7 @@ def test_transformers_checkpoint_loads_here_strictly(arch, tmp_path, caplog):
             close(getattr(got, field), getattr(want, field))
 
 
+@pytest.mark.slow
 def test_old_checkpoint_names_and_bin_format(tmp_path):
     """TF-era ``LayerNorm.gamma/beta``, no ``bert.`` prefix, a ``position_ids`` buffer, pytorch_model.bin."""
     config = BertConfig(**CONFIGS[0])
@@ -253,6 +267,7 @@ SENTENCES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("our_attn", ["eager", "sdpa"])
 def test_minilm_matches_transformers_on_real_sentences(minilm_models, our_attn):
     mine = minilm_models[our_attn]
@@ -270,6 +285,7 @@ def test_minilm_matches_transformers_on_real_sentences(minilm_models, our_attn):
     close(got.pooler_output, eager.pooler_output)
 
 
+@pytest.mark.slow
 def test_minilm_into_pretraining_model_says_heads_are_fresh(caplog):
     with caplog.at_level(logging.WARNING, logger="bertedu"):
         model, _ = load_minilm(ours.BertForPreTraining)

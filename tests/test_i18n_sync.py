@@ -1,4 +1,4 @@
-"""The Chinese edition cannot silently go stale (tools/translate.py, i18n/zh/, notebooks/zh/).
+"""The Chinese edition cannot silently go stale (tools/translate.py, translations/zh/, notebooks/zh/).
 
 Part 1 runs the sync check on a fixture notebook: an edited English cell is reported *stale* with its cell id
 and a diff, a new cell *missing*, a deleted one *orphaned*; the build copies code verbatim. Part 2 holds the
@@ -269,7 +269,7 @@ def test_html_links_and_images_are_retargeted_without_a_note():
 @pytest.fixture
 def fixture_repo(tmp_path, monkeypatch):
     """A repository with one English notebook and its (translated) catalog; tools/translate.py points at it."""
-    notebooks, catalogs = tmp_path / "notebooks", tmp_path / "i18n"
+    notebooks, catalogs = tmp_path / "notebooks", tmp_path / "translations"
     notebooks.mkdir()
     nb = fixture_notebook()
     nbformat.write(nb, notebooks / "98_fixture.ipynb")
@@ -338,6 +338,31 @@ def test_the_command_line_lists_the_work_and_builds(fixture_repo, capsys):
     assert next(c for c in rebuilt.cells if c.id == "count").outputs[0].text == "30.0\n"
 
 
+def test_renaming_a_source_in_the_language_cell_comment_keeps_the_outputs(fixture_repo, capsys):
+    """The generated cell's comment names the catalog file; when that name changes (the catalogs moved from
+    i18n/zh/ to translations/zh/) the rebuild is "prose": outputs kept. A change to its code is "code"."""
+    translate.main(["build"])
+    path = translate.edition_path("98_fixture")
+    nb = nbformat.read(path, as_version=4)
+    next(c for c in nb.cells if c.id == "count").outputs = [
+        new_output("stream", name="stdout", text="30.0\n")
+    ]
+    language = next(c for c in nb.cells if c.id == translate.LANGUAGE_CELL_ID)
+    assert "translations/zh/98_fixture.yaml" in language.source
+    language.source = language.source.replace("translations/zh/", "i18n/zh/")  # as built before the move
+    nbformat.write(nb, path)
+    capsys.readouterr()
+    translate.main(["build"])
+    assert ": prose" in capsys.readouterr().out
+    rebuilt = nbformat.read(path, as_version=4)
+    assert next(c for c in rebuilt.cells if c.id == "count").outputs[0].text == "30.0\n"
+    assert "translations/zh/98_fixture.yaml" in rebuilt.cells[2].source
+
+    old = copy.deepcopy(rebuilt)
+    next(c for c in old.cells if c.id == translate.LANGUAGE_CELL_ID).source += "\nprint('hi')"
+    assert not translate.same_code(old, rebuilt)
+
+
 def test_the_command_line_refuses_unknown_notebooks(fixture_repo):
     with pytest.raises(SystemExit, match="notebooks/97_none.ipynb does not exist"):
         translate.main(["status", "97_none"])
@@ -351,7 +376,7 @@ EDITIONS = sorted((ROOT / "notebooks" / translate.LANG).glob("[0-9][0-9]_*.ipynb
 
 
 def test_the_chinese_edition_exists():
-    assert "00_welcome" in STEMS, "notebook 00 is the first one translated (i18n/zh/00_welcome.yaml)"
+    assert "00_welcome" in STEMS, "notebook 00 is the first one translated (translations/zh/00_welcome.yaml)"
     assert [p.stem for p in EDITIONS] == STEMS, (
         "every catalog has its Chinese notebook and the other way round"
     )
@@ -362,7 +387,7 @@ def test_the_catalog_is_in_sync_with_the_english_notebook(stem):
     nb = nbformat.read(translate.english_path(stem), as_version=4)
     problems = translate.check(nb, translate.load_catalog(translate.catalog_path(stem)))
     assert not problems, (
-        f"i18n/zh/{stem}.yaml is out of date with notebooks/{stem}.ipynb; `python tools/translate.py todo {stem}` "
+        f"translations/zh/{stem}.yaml is out of date with notebooks/{stem}.ipynb; `python tools/translate.py todo {stem}` "
         "lists the work (CONTRIBUTING.md, 'Chinese edition'):\n\n" + "\n\n".join(map(str, problems))
     )
 
@@ -375,7 +400,7 @@ def test_the_chinese_notebook_is_built_from_the_current_sources(stem):
     )
     committed = nbformat.read(translate.edition_path(stem), as_version=4)
     assert translate.cell_texts(committed) == translate.cell_texts(expected), (
-        f"notebooks/zh/{stem}.ipynb is not what the English notebook and i18n/zh/{stem}.yaml give: run "
+        f"notebooks/zh/{stem}.ipynb is not what the English notebook and translations/zh/{stem}.yaml give: run "
         f"`make zh ZH_NB={stem[:2]}` (build, then execute if code changed)"
     )
     assert committed.metadata.get("bertedu") == expected.metadata["bertedu"]

@@ -30,6 +30,8 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "bertedu"
 #: Every Chinese message ({English template: translation}), merged from the catalog modules.
 ZH = dict(i18n.catalog("zh"))
+#: Every Chinese reference solution ({exercise name: solution code with Chinese comments}).
+ZH_SOLUTIONS = dict(i18n.solutions("zh"))
 MARKERS = ("msg", "translatable")
 CJK = re.compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]")
 
@@ -73,18 +75,25 @@ def test_an_unknown_environment_language_warns_and_falls_back_to_english(monkeyp
         assert i18n._environment_language() == "en"
 
 
-@pytest.mark.parametrize(
-    "name", ["en", "EN", "en_US", "english", "zh", "zh-CN", "zh_Hans", "ZH-tw", "中文", "cn"]
-)
-def test_the_language_names_are_read_as_the_quiz_reads_them(name):
-    assert i18n.normalize_language(name) == quiz_i18n.normalize_language(name)
+def test_the_quiz_follows_the_course_setting_and_keeps_no_copy_of_it():
+    """bertedu.i18n owns the language; the quiz re-exports it (no second normalize_language to drift)."""
+    assert quiz_i18n.normalize_language is i18n.normalize_language
+    assert quiz_i18n.get_language is i18n.get_language
+    assert quiz_i18n.LANGUAGES is i18n.LANGUAGES and quiz_i18n.ENV_VAR == i18n.ENV_VAR
+    live = quiz.ask("00_welcome", "show-solution")
+    assert live.submit.description == "Check answer"
+    i18n.set_language("zh_Hans")
+    assert quiz_i18n.get_language() == "zh" and quiz_i18n.t("check") == "检查答案"
+    assert live.submit.description == "检查答案"  # a live widget re-rendered
+    assert quiz_i18n.pick({"en": "cat", "zh": "猫"}) == "猫"
+    i18n.set_language("EN")
+    assert quiz_i18n.t("check") == "Check answer"
 
 
 @pytest.mark.parametrize("name", ["fr", "", "  ", "zhx"])
-def test_unknown_language_names_are_refused_by_both(name):
-    for normalize in (i18n.normalize_language, quiz_i18n.normalize_language):
-        with pytest.raises(ValueError):
-            normalize(name)
+def test_unknown_language_names_are_refused(name):
+    with pytest.raises(ValueError, match="Unknown language"):
+        i18n.normalize_language(name)
 
 
 def run_python(code: str, **env) -> subprocess.CompletedProcess:
@@ -94,6 +103,7 @@ def run_python(code: str, **env) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.integration
 def test_the_doctor_reads_the_language_without_loading_the_quiz_or_yaml():
     """bertedu.i18n and the doctor stay standard-library only (the doctor must work when packages are broken)."""
     code = (
@@ -152,6 +162,7 @@ def test_every_template_in_the_code_has_a_chinese_translation():
     assert not missing, "add these to bertedu/i18n/zh.py:\n" + "\n".join(missing)
 
 
+@pytest.mark.slow
 def test_the_catalog_keeps_no_template_the_code_no_longer_uses():
     unused = sorted(set(ZH) - set(package_templates()))
     assert not unused, f"bertedu/i18n/zh.py translates templates no code uses (reworded?): {unused}"
@@ -173,16 +184,17 @@ def test_the_collector_finds_a_template_without_translation():
     ]
 
 
-def test_the_catalog_files_have_no_duplicate_keys():
+@pytest.mark.parametrize("table, merged", [("MESSAGES", ZH), ("SOLUTIONS", ZH_SOLUTIONS)])
+def test_the_catalog_files_have_no_duplicate_keys(table, merged):
     """A dict literal silently keeps the last of two equal keys (and a later catalog module overrides an
     earlier one): the first translation would be lost."""
     keys = []
     for name in i18n.CATALOG_MODULES["zh"]:
         path = ROOT / (name.replace(".", "/") + ".py")
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Dict):
-                keys += [k.value for k in node.keys if isinstance(k, ast.Constant)]
-    assert len(keys) == len(set(keys)) == len(ZH), sorted(k for k in set(keys) if keys.count(k) > 1)
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.AnnAssign) and node.target.id == table:
+                keys += [k.value for k in node.value.keys if isinstance(k, ast.Constant)]
+    assert len(keys) == len(set(keys)) == len(merged), sorted(k for k in set(keys) if keys.count(k) > 1)
 
 
 @pytest.mark.parametrize("english", sorted(ZH))
@@ -198,26 +210,87 @@ def test_a_translation_keeps_the_placeholders_and_is_chinese(english):
     )
 
 
-def test_translated_solution_code_differs_only_in_comments():
-    """Exercise solutions are code: a translation may change its comments, nothing else."""
+@pytest.mark.slow
+# ----------------------------------------------------------------------------------------------------------
+# Reference solutions: translated by exercise name (SOLUTIONS), not keyed by their English code
 
-    def without_comments(code: str) -> list[tuple[int, str]]:
-        tokens = tokenize.generate_tokens(io.StringIO(code).readline)
-        return [(t.type, t.string) for t in tokens if t.type not in (tokenize.COMMENT, tokenize.NL)]
 
-    solutions = []
+def exercises() -> dict[str, object]:
+    """{name: Exercise} of every exercise module (a name is an exercise's id, so it is unique)."""
+    import importlib
+
+    from bertedu.exercises.core import Exercise
+
+    found: dict[str, object] = {}
     for path in sorted((PACKAGE / "exercises").glob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if (
-                isinstance(node, ast.keyword)
-                and node.arg == "solution_code"
-                and isinstance(node.value, ast.Call)
-            ):
-                solutions += [a.value for a in node.value.args if isinstance(a, ast.Constant)]
-    translated = [s for s in solutions if s in ZH]
-    assert translated, "notebook 00's solution has a translated comment"
-    for code in translated:
-        assert without_comments(ZH[code]) == without_comments(code)
+        module = importlib.import_module(f"bertedu.exercises.{path.stem}")
+        for value in vars(module).values():
+            if isinstance(value, Exercise):
+                other = found.setdefault(value.name, value)
+                assert other is value, f"two exercises are named {value.name!r}"
+    return found
+
+
+def comment_words(code: str) -> list[str]:
+    """The English words (3+ letters, not part of a name) of ``code``'s comments."""
+    comments = [
+        t.string for t in tokenize.generate_tokens(io.StringIO(code).readline) if t.type == tokenize.COMMENT
+    ]
+    return [w for c in comments for w in re.findall(r"(?<![\w\[])[A-Za-z][a-z]{2,}(?![\w\[])", c)]
+
+
+def untranslated_solutions(every: dict[str, object], solutions: dict[str, str]) -> list[str]:
+    """Exercises whose solution comments are English prose (two words or more) with no translation."""
+    return [n for n, e in every.items() if len(comment_words(e.solution_code)) >= 2 and n not in solutions]
+
+
+def without_comments(code: str) -> list[tuple[int, str]]:
+    tokens = tokenize.generate_tokens(io.StringIO(code).readline)
+    return [(t.type, t.string) for t in tokens if t.type not in (tokenize.COMMENT, tokenize.NL)]
+
+
+def test_every_solution_with_english_comments_has_a_chinese_version():
+    missing = untranslated_solutions(exercises(), ZH_SOLUTIONS)
+    assert not missing, "add these exercises to a SOLUTIONS dict in bertedu/i18n/zh_*.py: " + ", ".join(
+        missing
+    )
+
+
+def test_the_solution_collector_finds_an_untranslated_solution():
+    from bertedu.exercises.core import Exercise
+
+    def fake(name: str, code: str) -> Exercise:
+        return Exercise(name, "", lambda answer: (True, ""), solution_code=code)
+
+    every = {
+        "prose": fake("prose", "x = 1   # the first position"),
+        "shape": fake("shape", "h = f(x)   # (B, T, H)"),
+        "done": fake("done", "y = 2   # every other token"),
+    }
+    assert untranslated_solutions(every, {"done": "y = 2   # 其余的词元"}) == ["prose"]
+
+
+def test_the_solutions_translate_only_exercises_that_exist():
+    unused = sorted(set(ZH_SOLUTIONS) - set(exercises()))
+    assert not unused, f"bertedu/i18n/zh_*.py SOLUTIONS name exercises that do not exist (renamed?): {unused}"
+
+
+@pytest.mark.parametrize("name", sorted(ZH_SOLUTIONS))
+def test_a_translated_solution_differs_only_in_its_comments_and_is_chinese(name):
+    """Exercise solutions are code: a translation may change its comments, nothing else. When the English
+    solution changes, this test names the translation to update."""
+    english, chinese = exercises()[name].solution_code, ZH_SOLUTIONS[name]
+    assert without_comments(chinese) == without_comments(english), f"update the translation of {name}"
+    assert CJK.search(chinese), chinese
+
+
+def test_the_solution_shown_is_the_translation_of_that_exercise():
+    from bertedu.exercises import welcome as ex
+
+    english = ex.expected_masked.solution_code
+    assert i18n.translate_solution("expected_masked", english, "en") == english
+    assert "# 预测 30 个词元" in i18n.translate_solution("expected_masked", english, "zh")
+    assert i18n.translate_solution("no_such_exercise", english, "zh") == english  # no translation: English
 
 
 def test_msg_falls_back_to_english():
@@ -288,6 +361,7 @@ def test_the_doctor_speaks_the_language():
     assert report.lines()[-1] == "1 项检查未通过：请按上面“修复”行的说明操作，然后再运行一次 doctor。"
 
 
+@pytest.mark.integration
 def test_the_doctor_command_line_speaks_chinese_with_bertedu_lang():
     done = run_python("import bertedu.doctor as d; d.main([])", BERTEDU_LANG="zh")
     assert done.stdout.startswith("bertedu doctor：正在检查你的环境"), done.stdout + done.stderr

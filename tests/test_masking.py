@@ -37,6 +37,7 @@ def big():
     return ids, mask_tokens_with_details(ids, generator=gen(0), **KW)
 
 
+@pytest.mark.slow
 def test_selected_fraction_and_80_10_10_split(big):
     ids, r = big
     n_maskable = int(r.maskable.sum())
@@ -78,6 +79,7 @@ def test_special_tokens_are_never_selected_or_produced(big):
     assert torch.equal(r.input_ids == MASK, r.masked)
 
 
+@pytest.mark.slow
 def test_labels_are_the_original_ids_exactly_where_selected(big):
     ids, r = big
     assert torch.equal(r.labels != IGNORE_INDEX, r.selected)

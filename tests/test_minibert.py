@@ -70,6 +70,7 @@ def test_mask_one_word_masks_exactly_one_real_token():
         assert torch.equal(labels[torch.arange(3), position], ids[torch.arange(3), position])
 
 
+@pytest.mark.slow
 def test_train_baseline_learns_and_is_deterministic(tok):
     model_a, history = train_minibert(SENTENCES, tok, steps=60, batch_size=3, d_model=16, learning_rate=1e-2)
     model_b, _ = train_minibert(SENTENCES, tok, steps=60, batch_size=3, d_model=16, learning_rate=1e-2)

@@ -48,6 +48,7 @@ def test_load_minilm_is_our_model_with_the_real_weights():
     assert not torch.all(model.embeddings.LayerNorm.weight == 1)
 
 
+@pytest.mark.slow
 def test_minilm_with_tokenizer_and_contextual_vectors():
     model, tokenizer = load_minilm(attn_implementation="sdpa")
     assert model.config.attn_implementation == "sdpa"
@@ -63,6 +64,7 @@ def test_minilm_with_tokenizer_and_contextual_vectors():
     assert torch.cosine_similarity(a, b, dim=0) < 0.99  # same token, different contexts, different vectors
 
 
+@pytest.mark.slow
 def test_load_pretrained_into_a_task_model():
     model = BertForSequenceClassification.from_pretrained(minilm_dir(), num_labels=4)
     assert model.classifier.out_features == 4

@@ -118,6 +118,7 @@ def test_tied_gradient_flows_into_the_embedding():
 
 
 # --- save / load -----------------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_save_load_round_trip_and_files(tmp_path):
     torch.manual_seed(0)
     model = BertForPreTraining(small_config()).eval()
@@ -210,6 +211,7 @@ def test_a_damaged_safetensors_file_is_named_in_the_error(tmp_path, damage):
         BertModel.from_pretrained(tmp_path / "m")
 
 
+@pytest.mark.slow
 def test_pytorch_bin_is_loaded_without_unpickling_objects(tmp_path):
     torch.manual_seed(0)
     model = BertModel(small_config()).eval()
@@ -232,6 +234,7 @@ def test_pytorch_bin_is_loaded_without_unpickling_objects(tmp_path):
 
 
 # --- padding, attention, dropout ------------------------------------------------------------------------
+@pytest.mark.slow
 def test_appending_masked_padding_leaves_real_tokens_unchanged():
     torch.manual_seed(0)
     model = BertForPreTraining(small_config()).eval()
@@ -263,6 +266,7 @@ def test_attention_weights_ignore_padded_keys():
     assert torch.equal(out.hidden_states[-1], out.last_hidden_state)
 
 
+@pytest.mark.slow
 def test_eval_is_deterministic_train_applies_dropout():
     torch.manual_seed(0)
     model = BertForPreTraining(small_config())
@@ -278,6 +282,16 @@ def test_eval_is_deterministic_train_applies_dropout():
     assert torch.equal(
         no_dropout(ids, mask, types).prediction_logits, no_dropout(ids, mask, types).prediction_logits
     )
+
+
+@pytest.mark.parametrize("position", ["post", "pre"])
+def test_every_layernorm_uses_the_configs_eps(position):
+    """BERT's 1e-12 everywhere (PyTorch's default is 1e-5): embeddings, every layer, the heads."""
+    for eps in (1e-12, 1e-7):
+        model = BertForPreTraining(small_config(layer_norm_eps=eps, layer_norm_position=position))
+        norms = {name: m.eps for name, m in model.named_modules() if isinstance(m, torch.nn.LayerNorm)}
+        assert len(norms) >= 1 + 2 * 2 + 1  # embeddings, 2 per layer, the MLM head's transform
+        assert norms == dict.fromkeys(norms, eps)
 
 
 def test_post_ln_order():
@@ -325,6 +339,7 @@ def test_bad_inputs_raise_clear_errors(change, message):
         model(ids, mask, types)
 
 
+@pytest.mark.slow
 def test_bad_labels_raise_clear_errors():
     model = BertForPreTraining(small_config()).eval()
     ids, mask, types = batch()
@@ -359,6 +374,7 @@ def test_initializer_range_must_be_a_positive_finite_number(value):
 
 
 # --- pretraining model, fast paths ------------------------------------------------------------------------
+@pytest.mark.slow
 def test_pretraining_losses_and_outputs():
     torch.manual_seed(0)
     model = BertForPreTraining(small_config()).eval()
@@ -380,6 +396,7 @@ def test_pretraining_losses_and_outputs():
     assert none_masked.mlm_loss.item() == 0.0 and torch.allclose(none_masked.loss, out.nsp_loss)
 
 
+@pytest.mark.slow
 def test_mlm_fast_path_gives_the_same_loss_and_gradients():
     torch.manual_seed(0)
     config = small_config(hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0)
@@ -413,6 +430,7 @@ def test_mlm_fast_path_gives_the_same_loss_and_gradients():
     assert empty.prediction_logits.shape == (0, V) and empty.loss.item() == 0.0
 
 
+@pytest.mark.slow
 def test_sdpa_path_equals_eager_path():
     torch.manual_seed(0)
     eager = BertForPreTraining(small_config(hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0))
@@ -436,6 +454,7 @@ def test_sdpa_path_equals_eager_path():
 
 
 # --- task models ---------------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_task_models_shapes_and_losses():
     torch.manual_seed(0)
     ids, mask, types = batch()
@@ -444,8 +463,11 @@ def test_task_models_shapes_and_losses():
     assert out.logits.shape == (3, 3)
     assert torch.allclose(out.loss, torch.nn.functional.cross_entropy(out.logits, torch.tensor([0, 2, 1])))
     reg = BertForSequenceClassification(small_config(num_labels=1)).eval()
-    out = reg(ids, mask, labels=torch.tensor([0.5, 1.0, -1.0]))
-    assert out.logits.shape == (3, 1) and out.loss.item() >= 0
+    y = torch.tensor([0.5, 1.0, -1.0])
+    out = reg(ids, mask, labels=y)
+    assert out.logits.shape == (3, 1)
+    assert torch.allclose(out.loss, torch.nn.functional.mse_loss(out.logits.view(-1), y))  # regression: MSE
+    assert torch.allclose(out.loss, ((out.logits[:, 0] - y) ** 2).mean())
 
     tok = BertForTokenClassification(small_config(num_labels=5)).eval()
     labels = torch.where(mask == 1, ids % 5, torch.full_like(ids, -100))
@@ -464,6 +486,7 @@ def test_task_models_shapes_and_losses():
 
 
 # --- sizes --------------------------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_parameter_counts_of_the_paper():
     base, large = BertConfig.from_preset("base"), BertConfig.from_preset("large")
     assert parameter_count(base) == 109_482_240
@@ -514,6 +537,7 @@ SWITCHES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("attn", ["eager", "sdpa"])
 def test_causal_mask_really_blocks_the_future(attn):
     """Changing the token at position k never changes an output before k; it does change the outputs after
@@ -567,6 +591,7 @@ def test_causal_pooler_reads_the_last_real_token():
         assert torch.allclose(padded.pooler_output, out.pooler_output, atol=1e-5)
 
 
+@pytest.mark.slow
 def test_causal_token_outputs_match_transformers_is_decoder():
     transformers = pytest.importorskip("transformers")
     config = small_config(is_decoder=True)
@@ -582,6 +607,7 @@ def test_causal_token_outputs_match_transformers_is_decoder():
     assert torch.allclose(got[real], want[real], atol=1e-5)
 
 
+@pytest.mark.slow
 def test_no_position_model_is_permutation_equivariant():
     """Without position embeddings, permuting the tokens (with their segment ids) permutes the outputs the
     same way; with BERT's positions it does not."""

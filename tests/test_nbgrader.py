@@ -66,6 +66,7 @@ def test_assignment_source_uses_nbgrader_markers_and_points(tmp_path):
     assert (tmp_path / "nbgrader_config.py").read_text().count("course_id") == 1
 
 
+@pytest.mark.integration
 @pytest.mark.slow
 def test_nbgrader_round_trip_full_marks_and_zero(tmp_path, monkeypatch):
     course = tmp_path / "course"

@@ -18,6 +18,8 @@ from bertedu.checkpoint import load_checkpoint
 nbformat = pytest.importorskip("nbformat")
 nbclient = pytest.importorskip("nbclient")
 
+pytestmark = pytest.mark.integration  # a real Jupyter kernel
+
 TRAIN_TIMEOUT_S = 8  # the training cell is interrupted after this long (nbval's --nbval-cell-timeout)
 
 

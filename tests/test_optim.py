@@ -1,9 +1,17 @@
 """The shared optimizer and learning-rate schedule (bertedu.optim)."""
 
+import warnings
+
 import pytest
 import torch
 
-from bertedu.optim import linear_schedule, make_optimizer
+from bertedu.optim import (
+    TrainingDivergenceWarning,
+    linear_schedule,
+    make_optimizer,
+    warn_if_diverged,
+    warn_if_loss_rose,
+)
 
 
 def test_linear_schedule_warms_up_then_decays_to_zero():
@@ -43,3 +51,40 @@ def test_weight_decay_only_on_weight_matrices():
     assert decay["weight_decay"] == 0.01 and [p.shape for p in decay["params"]] == [(4, 3)]
     assert no_decay["weight_decay"] == 0.0 and len(no_decay["params"]) == 3  # bias, LN weight, LN bias
     assert optimizer.defaults["eps"] == 1e-6 and optimizer.param_groups[0]["lr"] == pytest.approx(0.05)
+
+
+def test_warn_if_loss_rose_is_the_one_divergence_rule():
+    history = [
+        {"split": "train", "loss": 2.0},
+        {"split": "eval", "loss": 9.0},
+        {"split": "train", "loss": 2.2},
+    ]
+
+    def fine_tune_like():  # the warning is attributed to the caller of the training function
+        return warn_if_loss_rose(history, 2.0, lambda last: f"rose to {last['loss']:.1f}")
+
+    with pytest.warns(TrainingDivergenceWarning, match=r"^rose to 2\.2$") as caught:
+        assert fine_tune_like() is True
+    assert caught[0].filename == __file__
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", TrainingDivergenceWarning)
+        assert not warn_if_loss_rose(history, 2.01, str)  # 2.2 < 1.1 x 2.01
+        assert not warn_if_loss_rose(history, None, str)  # start unknown
+        assert not warn_if_loss_rose([{"split": "train", "loss": float("nan")}], 1.0, str)
+
+
+def test_pretraining_divergence_warning_points_at_the_caller_of_the_loop():
+    history = [{"split": "train", "step": 10, "loss": 3.0}, {"split": "train", "step": 20, "loss": 4.0}]
+
+    def pretrain_like():
+        warn_if_diverged(history, 50, learning_rate=1e-3, warmup_steps=5, max_grad_norm=1.0)
+
+    with pytest.warns(TrainingDivergenceWarning) as caught:
+        pretrain_like()
+    assert caught[0].filename == __file__
+    assert str(caught[0].message) == (
+        "Training diverged: the loss ended at 4.000, 1.3 times where it started (3.000, the mean over the "
+        "first 10 steps), so the model is worse than at the start. Try a lower learning rate (now 0.001; e.g. "
+        "a tenth of it), a longer warm-up (now 5 steps); plot the loss with "
+        "bertedu.viz.plot_loss_curves(run.history)."
+    )

@@ -1,5 +1,6 @@
 """The package's architecture stays readable: the map in CONTRIBUTING.md matches the modules, imports go one
-way, no module grows into several jobs, and every module says which notebook introduces it."""
+way (the library never imports the course; the core never imports the scale-out or the teaching machinery),
+and every module says which notebook introduces it. (The size rule is on functions: tests/test_code_shape.py.)"""
 
 from __future__ import annotations
 
@@ -13,12 +14,25 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "bertedu"
 # Application layer: may import anything. Every other module is library code and must not import these.
 APPLICATION = {"course", "cli", "ablations"}
-# Modules allowed above ~600 lines, each with the reason in its docstring: a library module that is still one
-# concept ("one concept"), or an exercise module that holds one notebook's exercises ("one notebook's
-# exercises": a checker, its feedback and the reference solution per exercise). Even these stay under 950.
-LONG_MODULES = {"bertedu.tokenizer", "bertedu.exercises.losses", "bertedu.exercises.encoder"}
-MAX_LINES = 620
-MAX_LONG_LINES = 950
+# The core a student reads (the model, its data types, tokenizer and masking) ...
+CORE = {
+    "config",
+    "validation",
+    "attention",
+    "embeddings",
+    "encoder",
+    "heads",
+    "variants",
+    "losses",
+    "outputs",
+    "model",
+    "serialization",
+    "tokenizer",
+    "masking",
+}
+# ... never imports the scale-out (several processes, corpora larger than memory) or the teaching machinery.
+SCALE_OUT = {"distributed", "shards"}
+TEACHING = {"quiz", "exercises", "viz", "i18n", "show", "doctor"}
 
 
 def package_entries() -> set[str]:
@@ -50,6 +64,7 @@ def test_contributing_map_lists_exactly_the_modules():
     )
 
 
+@pytest.mark.slow
 def test_every_module_has_a_docstring_naming_its_notebook():
     for path in modules():
         tree = ast.parse(path.read_text(encoding="utf-8"))
@@ -87,6 +102,27 @@ def test_library_modules_never_import_course_code(path):
         )
 
 
+@pytest.mark.parametrize("name", sorted(CORE))
+def test_the_core_never_imports_scale_out_or_teaching_code(name):
+    path = PACKAGE / f"{name}.py"
+    assert path.exists(), f"CORE names bertedu.{name}, which is gone: update CORE"
+    for target, node in imported_modules(ast.parse(path.read_text(encoding="utf-8"))):
+        parts = target.split(".")
+        assert not (
+            len(parts) > 1 and parts[0] == "bertedu" and parts[1] in SCALE_OUT | TEACHING | APPLICATION
+        ), (
+            f"bertedu.{name}:{node.lineno} imports {target}: the core (model, data types, tokenizer, masking) must "
+            "not depend on the scale-out (distributed, shards), the teaching machinery (quiz, exercises, viz, "
+            "i18n, show, doctor) or the course"
+        )
+
+
+def test_the_import_check_sees_every_form_of_import():
+    tree = ast.parse("import bertedu.shards\nfrom bertedu import viz\nfrom bertedu.quiz.store import x\n")
+    targets = {target for target, _ in imported_modules(tree)}
+    assert {"bertedu.shards", "bertedu.viz", "bertedu.quiz.store"} <= targets
+
+
 def node_in_main_guard(tree: ast.Module, node: ast.AST) -> bool:
     for stmt in tree.body:
         if (
@@ -113,16 +149,3 @@ def test_no_function_local_imports_of_bertedu_modules(path):
                 assert allowed, (
                     f"{module_name(path)}:{node.lineno} imports {node.module} inside {func.name}()"
                 )
-
-
-@pytest.mark.parametrize("path", modules(), ids=module_name)
-def test_modules_stay_one_screenful_of_concepts(path):
-    lines = len(path.read_text(encoding="utf-8").splitlines())
-    if module_name(path) in LONG_MODULES:
-        doc = " ".join((ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or "").lower().split())
-        assert "one concept" in doc or "one notebook's exercises" in doc, (
-            f"{module_name(path)} is long: its docstring must say why"
-        )
-        assert lines <= MAX_LONG_LINES, f"{module_name(path)} has {lines} lines; split it by concept"
-        return
-    assert lines <= MAX_LINES, f"{module_name(path)} has {lines} lines; split it by concept"

@@ -131,6 +131,7 @@ def test_the_cpu_index_is_the_same_in_the_makefile_and_the_doctor():
     assert TORCH_CPU_INDEX_URL == CPU_INDEX
 
 
+@pytest.mark.integration
 def test_default_install_never_contacts_the_cpu_index(tmp_path):
     result = _make("-n", "install", "dev", f"VENV={tmp_path / 'venv'}")
     assert result.returncode == 0, result.stderr
@@ -138,6 +139,7 @@ def test_default_install_never_contacts_the_cpu_index(tmp_path):
     assert 'pip install -e ".[dev]"' in result.stdout and "pip install -e ." in result.stdout
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize("target", ["install", "dev", "lab", "test"])
 def test_torch_index_cpu_installs_torch_alone_from_the_cpu_index_first(tmp_path, target):
     result = _make("-n", target, "TORCH_INDEX=cpu", f"VENV={tmp_path / 'venv'}")
@@ -158,6 +160,7 @@ def test_torch_index_cpu_installs_torch_alone_from_the_cpu_index_first(tmp_path,
     assert any(ln.startswith("touch") and ln.endswith(".torch-cpu-installed") for ln in plan)
 
 
+@pytest.mark.integration
 def test_torch_index_with_an_unknown_value_is_refused():
     result = _make("-n", "install", "TORCH_INDEX=cuda")
     assert result.returncode != 0
@@ -212,6 +215,7 @@ def _torch_step(venv: Path, index_url: str) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.integration
 def test_torch_step_says_what_to_do_when_the_cpu_index_is_unreachable(venv_for_make, tmp_path):
     result = _torch_step(venv_for_make, (tmp_path / "no-index-here").as_uri())
     assert result.returncode != 0
@@ -220,6 +224,7 @@ def test_torch_step_says_what_to_do_when_the_cpu_index_is_unreachable(venv_for_m
     assert not (venv_for_make / ".torch-cpu-installed").exists()
 
 
+@pytest.mark.integration
 def test_torch_step_refuses_a_torch_that_is_not_the_cpu_build(venv_for_make, tmp_path):
     index = _fake_wheel(tmp_path / "index", "2.13.0")
     result = _torch_step(venv_for_make, index.as_uri())
@@ -228,6 +233,7 @@ def test_torch_step_refuses_a_torch_that_is_not_the_cpu_build(venv_for_make, tmp
     assert not (venv_for_make / ".torch-cpu-installed").exists()
 
 
+@pytest.mark.integration
 def test_torch_step_installs_the_cpu_build_from_the_index(venv_for_make, tmp_path):
     index = _fake_wheel(tmp_path / "index", "2.13.0+cpu")
     result = _torch_step(venv_for_make, index.as_uri())

@@ -1,17 +1,25 @@
 """The pretraining loop (bertedu.pretrain): settings, history, the NaN guard, determinism, resuming."""
 
+import math
 import signal
 import warnings
 
 import pytest
 import torch
-from support import CORPUS, same_weights
+from support import CORPUS, assert_clipped_to, gradients_after_one_step, same_weights
 
 import bertedu.pretrain as pretrain_module
 from bertedu.checkpoint import load_checkpoint
+from bertedu.data import read_corpus
 from bertedu.model import BertForPreTraining
-from bertedu.optim import TrainingDivergedError
-from bertedu.pretrain import PretrainingConfig, TrainingDivergenceWarning, TrainingInterrupted, pretrain
+from bertedu.optim import TrainingDivergedError, TrainingDivergenceWarning, warn_if_diverged
+from bertedu.pretrain import (
+    PretrainingConfig,
+    TrainingInterrupted,
+    pretrain,
+    pretraining_batches,
+    train_step,
+)
 from bertedu.tokenizer import train_tokenizer
 
 
@@ -42,6 +50,7 @@ def test_train_tokenizer_keeps_every_word_whole():
 
 
 # --- the loop ------------------------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_pretrain_records_history_and_metrics(tiny_run):
     from bertedu.viz import plot_loss_curves
 
@@ -61,6 +70,34 @@ def test_pretrain_records_history_and_metrics(tiny_run):
     assert len(fig.axes) == 2
 
 
+@pytest.mark.slow
+def test_pretrain_warms_up_then_decays_the_learning_rate(tiny_run, monkeypatch):
+    """BERT's schedule: linear warm-up to the peak, then linear decay to 0 at the last step."""
+    used = []  # the learning rate each optimizer step runs with
+
+    def spy(model, batch, optimizer, *args, **kwargs):
+        used.append(optimizer.param_groups[0]["lr"] / 5e-3)
+        return train_step(model, batch, optimizer, *args, **kwargs)
+
+    monkeypatch.setattr(pretrain_module, "train_step", spy)
+    run = pretrain(tiny_run(warmup_steps=4, log_every=1, eval_every=0), progress=False)  # 8 steps, peak 5e-3
+    # Step s (0-based) runs with (s + 1) / 4 of the peak while s < 4, then with (8 - s) / 4.
+    assert used == pytest.approx([0.25, 0.5, 0.75, 1.0, 1.0, 0.75, 0.5, 0.25])
+    # The history's lr after step s is the one step s + 1 will use: the schedule one step on, 0 at the end.
+    logged = [r["lr"] / 5e-3 for r in run.history if r["split"] == "train"]
+    assert logged == pytest.approx([0.5, 0.75, 1.0, 1.0, 0.75, 0.5, 0.25, 0.0])
+
+
+@pytest.mark.slow
+def test_train_step_clips_the_global_gradient_norm():
+    """``max_grad_norm``: the gradient is scaled down to that global L2 norm before AdamW's step."""
+    left, plain = gradients_after_one_step(lambda *args: train_step(*args, step=0), max_grad_norm=1e-3)
+    assert_clipped_to(left, plain, 1e-3)
+    left, plain = gradients_after_one_step(lambda *args: train_step(*args, step=0), max_grad_norm=0.0)
+    assert all(torch.allclose(a, b, rtol=1e-4, atol=1e-7) for a, b in zip(left, plain))  # 0: no clipping
+
+
+@pytest.mark.slow
 def test_pretrain_is_deterministic_and_seed_dependent(tiny_run):
     a = pretrain(tiny_run(eval_every=0), progress=False)
     b = pretrain(tiny_run(eval_every=0), progress=False)
@@ -69,6 +106,7 @@ def test_pretrain_is_deterministic_and_seed_dependent(tiny_run):
     assert a.history == b.history
 
 
+@pytest.mark.slow
 def test_eager_and_fused_attention_train_the_same_function(tiny_run):
     a = pretrain(tiny_run(attn_implementation="eager", dropout=0.0, eval_every=0), progress=False)
     b = pretrain(tiny_run(attn_implementation="sdpa", dropout=0.0, eval_every=0), progress=False)
@@ -81,7 +119,7 @@ def test_nan_loss_stops_with_advice(tiny_run, monkeypatch):
 
     def poisoned(self, *args, **kwargs):
         out = original(self, *args, **kwargs)
-        out.loss = out.loss * float("nan")
+        out.mlm_loss = out.mlm_loss * float("nan")  # the step adds up L = L_MLM + L_NSP from the parts
         return out
 
     monkeypatch.setattr(BertForPreTraining, "forward", poisoned)
@@ -127,16 +165,56 @@ def test_ctrl_c_saves_then_raises_instead_of_returning_as_if_finished(tiny_run, 
     assert resumed.step == 8 and not resumed.interrupted
 
 
-def test_a_diverged_run_warns_with_what_to_try(tiny_run):
-    """The review's #8: lr 0.99 ended far above the loss of an untrained model, silently."""
-    with pytest.warns(TrainingDivergenceWarning, match=r"Training diverged.*lower learning rate \(now 0.99"):
-        pretrain(
-            tiny_run(steps=30, learning_rate=0.99, warmup_steps=0, seed=1, eval_every=0, num_threads=1),
-            progress=False,
-        )
+def train_history(*losses: float, every: int = 10) -> list[dict]:
+    """A pretraining history with these training losses, one record per ``every`` steps, and an eval record."""
+    history = [{"step": every * (i + 1), "split": "train", "loss": loss} for i, loss in enumerate(losses)]
+    return [*history, {"step": every * len(losses), "split": "eval", "mlm_accuracy": 0.1}]
+
+
+def test_a_loss_ending_1_1_times_above_its_start_warns_with_what_to_try():
+    """The review's #8: lr 0.99 ended far above the loss of an untrained model, silently. The start is the
+    lower of the first logged loss and ln V + ln 2 (an untrained model guessing uniformly)."""
+    chance = math.log(50) + math.log(2)  # 4.605 for a vocabulary of 50 words
+    settings = dict(learning_rate=0.99, warmup_steps=0, max_grad_norm=0.0)
+    with pytest.warns(TrainingDivergenceWarning) as caught:
+        warn_if_diverged(train_history(9.0, 3.0, 1.12 * chance), 50, **settings)
+    message = str(caught[0].message)
+    assert (
+        "Training diverged: the loss ended at 5.158, 1.1 times where it started (4.605, the loss of an "
+        in message
+    )
+    assert "lower learning rate (now 0.99" in message and "longer warm-up (now 0 steps)" in message
+    assert "gradient clipping (max_grad_norm=1.0, now 0)" in message
+    with pytest.warns(TrainingDivergenceWarning, match=r"\(4.000, the mean over the first 10 steps\)"):
+        warn_if_diverged(train_history(4.0, 4.5), 50, **settings)  # a first loss below chance is the start
+    with pytest.warns(TrainingDivergenceWarning) as caught:
+        warn_if_diverged(train_history(4.0, 4.5), 50, learning_rate=1e-3, warmup_steps=100, max_grad_norm=1.0)
+    assert "gradient clipping" not in str(caught[0].message)  # clipped as BERT already: nothing to suggest
     with warnings.catch_warnings():
-        warnings.simplefilter("error", TrainingDivergenceWarning)  # a healthy run does not warn
-        pretrain(tiny_run(steps=30, eval_every=0, seed=1, num_threads=1), progress=False)
+        warnings.simplefilter("error", TrainingDivergenceWarning)
+        warn_if_diverged(train_history(9.0, 1.09 * chance), 50, **settings)  # below 1.1 times the start
+        warn_if_diverged(train_history(4.0, 4.39), 50, **settings)
+        warn_if_diverged(train_history(6.0, 2.0), 50, **settings)  # a healthy run
+        warn_if_diverged(
+            [{"step": 10, "split": "eval", "mlm_accuracy": 0.1}], 50, **settings
+        )  # nothing to judge
+
+
+def test_pretrain_checks_its_history_for_divergence(tiny_run, monkeypatch):
+    """pretrain() hands its history and settings to warn_if_diverged; a healthy run (its loss ends near 0.8
+    times its start, far from the 1.1 that warns) does not warn."""
+    calls = []
+
+    def spy(history, vocab_size, **settings):
+        calls.append((list(history), vocab_size, settings))
+        return warn_if_diverged(history, vocab_size, **settings)
+
+    monkeypatch.setattr(pretrain_module, "warn_if_diverged", spy)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", TrainingDivergenceWarning)
+        run = pretrain(tiny_run(steps=30, eval_every=0, seed=1, num_threads=1), progress=False)
+    settings = dict(learning_rate=5e-3, warmup_steps=2, max_grad_norm=1.0)
+    assert calls == [(run.history, run.tokenizer.vocab_size, settings)]
 
 
 def test_a_kernel_shutdown_does_not_cut_the_final_save_short(tiny_run, tmp_path, monkeypatch):
@@ -160,3 +238,45 @@ def test_a_kernel_shutdown_does_not_cut_the_final_save_short(tiny_run, tmp_path,
     with pytest.raises(TrainingInterrupted, match="at step 3/8"):
         pretrain(tiny_run(eval_every=0, num_threads=1), tmp_path / "run", progress=False)
     assert load_checkpoint(tmp_path / "run").step == 3
+
+
+# --- one batch pipeline, one step (issue 26) ---------------------------------------------------------------------
+def test_pretraining_batches_mask_with_the_configs_shares(tiny_run):
+    """The 80/10/10 shares come from the config (three call sites used to leave them at the defaults)."""
+    config = tiny_run(mlm_probability=0.5)
+    documents = read_corpus(config.corpus)
+    tokenizer = train_tokenizer(documents, None)
+    for shares, expect in [((1.0, 0.0), "mask"), ((0.0, 0.0), "kept")]:
+        changed = config.replace(mask_replace_prob=shares[0], random_replace_prob=shares[1])
+        _, batch = next(pretraining_batches(changed, documents, tokenizer))
+        selected = batch["labels"] != -100
+        assert selected.sum() > 10 and batch["input_ids"].size(0) == config.batch_size
+        inputs = batch["input_ids"][selected]
+        if expect == "mask":
+            assert (inputs == tokenizer.mask_token_id).all()
+        else:
+            assert torch.equal(inputs, batch["labels"][selected])
+
+
+@pytest.mark.slow
+def test_pretrain_trains_on_pretraining_batches_and_the_step_reports_the_whole_batch(tiny_run, monkeypatch):
+    config = tiny_run(steps=3, eval_every=0)
+    seen = []
+
+    def spy(model, batch, *args, **kwargs):
+        stats = train_step(model, batch, *args, **kwargs)
+        seen.append((batch, stats))
+        return stats
+
+    monkeypatch.setattr(pretrain_module, "train_step", spy)
+    run = pretrain(config, progress=False)
+    documents = read_corpus(config.corpus)
+    expected = pretraining_batches(config, documents, train_tokenizer(documents, None))
+    for (batch, stats), (_, want) in zip(seen, expected):
+        assert batch.keys() == want.keys() and all(torch.equal(batch[k], want[k]) for k in batch)
+        assert stats.mlm_total == int((batch["labels"] != -100).sum()) and stats.nsp_total == len(
+            batch["labels"]
+        )
+        assert stats.loss == pytest.approx(stats.mlm_loss + stats.nsp_loss, rel=1e-6)
+        assert 0 <= stats.mlm_correct <= stats.mlm_total and 0 <= stats.nsp_correct <= stats.nsp_total
+    assert len(seen) == 3 and run.step == 3

@@ -4,16 +4,13 @@ import pytest
 import torch
 
 from bertedu.config import BertConfig
+from bertedu.evalsets import MaskedWordItem, NSPItem, load_masked_word_items, load_nsp_items
 from bertedu.model import BertForPreTraining
 from bertedu.outputs import BertForPreTrainingOutput
 from bertedu.probes import (
-    MaskedWordItem,
-    NSPItem,
     candidate_mask,
     evaluate_pretraining,
     group_cosine_similarity,
-    load_masked_word_items,
-    load_nsp_items,
     masked_word_accuracy,
     masked_word_probabilities,
     nsp_accuracy,

@@ -257,9 +257,24 @@ def test_results_in_chinese(bank):
     assert grade(bank.question("blanks"), ["", ""]).message == "请先填写所有空。"
 
 
+# The answers to BANK, worked out by hand from the bank above (not by the code under test), and a near miss
+# for each: the right answer scores 1, the near miss does not.
+RIGHT = {"one": 1, "many": (0, 1, 2), "blanks": ["W", "0.24"], "percent": ["15"], "words": ["cloze task"]}
+NEAR_MISS = {"one": 2, "many": (0, 1), "blanks": ["W", "0.25"], "percent": ["16"], "words": ["cloze"]}
+
+
 def test_correct_answer_scores_one_for_every_question(bank):
+    assert sorted(RIGHT) == sorted(q.id for q in bank.questions)
     for q in bank.questions:
+        assert grade(q, RIGHT[q.id]).is_correct, q.id
+        assert not grade(q, NEAR_MISS[q.id]).is_correct, q.id
         assert grade(q, correct_answer(q)).is_correct, q.id
+    assert [correct_answer(bank.question(i)) for i in ("one", "many", "blanks", "percent")] == [
+        1,
+        (0, 1, 2),
+        ["W", "0.24"],
+        ["15"],
+    ]
 
 
 def test_feedback_names_blanks_and_counts_missed_options_only_on_multiple(bank):

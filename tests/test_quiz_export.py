@@ -6,6 +6,8 @@ import pytest
 from nbclient import NotebookClient
 from nbconvert import HTMLExporter
 
+pytestmark = pytest.mark.integration  # a real Jupyter kernel
+
 CELLS = [
     "from bertedu import quiz",
     'quiz.ask("00_welcome", "show-solution")',

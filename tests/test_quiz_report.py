@@ -165,6 +165,7 @@ def test_table_numbers(exports):
     assert len(notes) == 1 and "00_welcome/question-removed-since" in notes[0]
 
 
+@pytest.mark.integration
 def test_command_writes_csv_markdown_and_plot(exports, tmp_path):
     out = tmp_path / "report"
     proc = subprocess.run(

@@ -352,6 +352,7 @@ def test_progress_summary_and_reset_widget(home):
     assert "0 / 4" in p.table.value
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", quiz.bank_names())
 def test_every_bank_renders_and_grades_through_its_widgets(name):
     """Every question of every bank builds its widget, shows a static fallback, and the reference
@@ -449,6 +450,7 @@ def test_saved_answer_that_no_longer_fits_is_ignored(home):
     assert w.options_box.value is None and "Answered before · best score 0/1" in w.saved.value
 
 
+@pytest.mark.slow
 def test_flashcards_show_saved_marks_after_a_restart(home):
     d = quiz.flashcards(WELCOME)
     d.known.click()
@@ -573,6 +575,7 @@ def test_fill_feedback_names_the_blank_and_its_label():
         assert "✗ Blank 1: “x” is not right." in unlabelled.feedback.value
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_deck_titles_are_readable_names_not_ids(lang):
     quiz.set_language(lang)

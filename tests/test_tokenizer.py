@@ -453,6 +453,7 @@ def test_agrees_with_hf_legacy_python_tokenizer(minilm_dir, minilm):
         assert minilm.tokenize(text) == slow.tokenize(text), repr(text)
 
 
+@pytest.mark.slow
 def test_encode_pairs_agree_with_hf(minilm, hf_minilm):
     rng = random.Random(1)
     for _ in range(300):
@@ -474,6 +475,7 @@ def test_encode_pairs_agree_with_hf(minilm, hf_minilm):
         assert torch.equal(ours[key], theirs[key])
 
 
+@pytest.mark.slow
 def test_trained_vocab_agrees_with_hf(tmp_path):
     corpus = [s for s in varied_sentences(300, seed=7) if s]
     tok = BertTokenizer(train_wordpiece(corpus[:200], 600))
@@ -571,6 +573,7 @@ def test_train_wordpiece_frequency_score_merges_frequent_pairs_first():
     assert vocab[19:] == ["##ug", "##un"]
 
 
+@pytest.mark.slow
 def test_train_wordpiece_is_deterministic_and_covers_the_corpus():
     corpus = [s for s in varied_sentences(300, seed=3) if s]
     vocab = train_wordpiece(corpus, 500)

@@ -1,4 +1,4 @@
-"""bertedu.utils: seeding and atomic writes."""
+"""bertedu.utils (seeding) and bertedu.files (atomic writes)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 import torch
 
-from bertedu.utils import (
+from bertedu.files import (
     SaveError,
     atomic_write,
     atomic_write_json,
@@ -20,11 +20,10 @@ from bertedu.utils import (
     explain_os_error,
     real_target,
     recover_directory,
-    repo_root,
     save_error,
-    set_seed,
     write_directory_atomically,
 )
+from bertedu.utils import file_sha256, repo_root, set_seed
 
 
 def _draw():
@@ -175,3 +174,14 @@ def test_the_folder_lock_is_reentrant_and_leaves_no_file(tmp_path):
             assert held and again
         assert (tmp_path / ".run.lock").exists()
     assert not (tmp_path / ".run.lock").exists()
+
+
+def test_file_sha256_reads_in_blocks_and_matches_hashlib(tmp_path):
+    import hashlib
+
+    path = tmp_path / "corpus.txt"
+    data = os.urandom((1 << 20) + 12345)  # more than one 1 MB block
+    path.write_bytes(data)
+    assert file_sha256(path) == hashlib.sha256(data).hexdigest()
+    path.write_bytes(data[:-1])
+    assert file_sha256(path) != hashlib.sha256(data).hexdigest()

@@ -65,6 +65,7 @@ def test_initial_view_is_drawn_into_a_fixed_height_output():
     assert "application/vnd.jupyter.widget-view+json" in ex._repr_mimebundle_()
 
 
+@pytest.mark.slow
 def test_slider_and_dropdown_update_the_selection_matrix_and_figure():
     fn = FakeAttention()
     ex = viz.AttentionExplorer(text="the cat sat on the mat", attention_fn=fn)
@@ -85,6 +86,7 @@ def test_slider_and_dropdown_update_the_selection_matrix_and_figure():
     assert len(fn.calls) == 2  # the model ran once (+ once here for the reference): no recomputation
 
 
+@pytest.mark.slow
 def test_hide_special_toggle():
     fn = FakeAttention()
     ex = viz.AttentionExplorer(text="the cat", text_pair="it sat", attention_fn=fn, layer=1, head=0)
@@ -106,6 +108,7 @@ def test_hide_special_toggle():
     assert "renormalised to sum to 1" in renorm.figure().axes[0].get_title()
 
 
+@pytest.mark.slow
 def test_typing_a_new_sentence_recomputes():
     fn = FakeAttention()
     ex = viz.AttentionExplorer(text="the cat", attention_fn=fn)
@@ -118,6 +121,7 @@ def test_typing_a_new_sentence_recomputes():
     assert ex.draw_count == 3
 
 
+@pytest.mark.slow
 def test_errors_are_shown_under_the_controls_and_the_last_picture_stays():
     fn = FakeAttention()
     ex = viz.AttentionExplorer(text="the cat", attention_fn=fn)
@@ -130,6 +134,7 @@ def test_errors_are_shown_under_the_controls_and_the_last_picture_stays():
     assert ex.error is None and ex.status.value == "" and ex.draw_count == 2
 
 
+@pytest.mark.slow
 def test_select_sets_several_controls_with_one_redraw_and_checks_ranges():
     fn = FakeAttention(n_layers=2, n_heads=4)
     ex = viz.AttentionExplorer(text="the cat", attention_fn=fn)
@@ -144,6 +149,7 @@ def test_select_sets_several_controls_with_one_redraw_and_checks_ranges():
         viz.AttentionExplorer(text="x")
 
 
+@pytest.mark.slow
 def test_many_redraws_do_not_leak_figures():
     before = plt.get_fignums()
     ex = viz.AttentionExplorer(text="the cat sat", attention_fn=FakeAttention())
@@ -187,7 +193,8 @@ def transformers_model(tmp_path):
     return transformers.BertModel(config), transformers.BertTokenizer(str(tmp_path / "vocab.txt"))
 
 
-@pytest.mark.parametrize("backend", ["bertedu", pytest.param("transformers", marks=pytest.mark.slow)])
+@pytest.mark.slow
+@pytest.mark.parametrize("backend", ["bertedu", "transformers"])
 def test_with_a_tiny_real_model(backend, tmp_path):
     torch.manual_seed(0)
     model, tok = bertedu_model() if backend == "bertedu" else transformers_model(tmp_path)

@@ -22,6 +22,7 @@ def attentions(n_layers=2, batch=2, heads=3, t=8, n_pad=1):
     return tuple(out)  # L x (B, heads, T, T), like model(..., output_attentions=True).attentions
 
 
+@pytest.mark.slow
 def test_save_figure_png_and_svg(tmp_path):
     fig = viz.plot_attention(attentions()[0][0, 0], PAIR)
     png = viz.save_figure(fig, tmp_path / "head.png")

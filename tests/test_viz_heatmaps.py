@@ -60,6 +60,7 @@ def test_dollar_signs_in_tokens_are_drawn_as_text():
     plt.close(fig)
 
 
+@pytest.mark.slow
 def test_padding_rows_and_columns_are_left_out_and_padded_columns_are_zero():
     attn = softmax_attention((9, 9), n_pad=2, seed=1)
     assert torch.all(attn[:, -2:] == 0)  # what the model must produce: padded key columns are 0
@@ -86,6 +87,7 @@ def test_attention_on_padding_keys_is_reported():
     viz.plot_attention(attn, PAIR, check=False)  # allowed when asked for
 
 
+@pytest.mark.slow
 def test_sentence_pair_boundary_is_drawn_after_the_first_sep():
     attn = softmax_attention((9, 9), n_pad=2)
     ax = viz.plot_attention(attn, PAIR).axes[0]
@@ -126,6 +128,7 @@ def test_colour_scale_and_drawing_into_a_given_axes():
         plt.close(fig)
 
 
+@pytest.mark.slow
 def test_repeated_calls_do_not_leak_figures():
     before = plt.get_fignums()
     att = softmax_attention((2, 1, 2, 9, 9), n_pad=2)
@@ -137,6 +140,7 @@ def test_repeated_calls_do_not_leak_figures():
     assert plt.get_fignums() == before
 
 
+@pytest.mark.slow
 def test_grid_draws_every_layer_and_head_on_one_colour_scale():
     layers = tuple(
         softmax_attention((2, 3, 9, 9), n_pad=2, seed=s) for s in range(2)

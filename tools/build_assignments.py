@@ -38,7 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import editions  # noqa: E402
 import nbformat  # noqa: E402
 
-from bertedu.utils import atomic_write_text  # noqa: E402
+from bertedu.files import atomic_write_text  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA_VERSION = 3  # nbgrader's cell metadata schema

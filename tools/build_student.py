@@ -4,7 +4,10 @@ Usage: python tools/build_student.py [--out student] [notebooks/01_x.ipynb ...] 
 
 Writes ``student/NN_topic.ipynb`` from ``notebooks/NN_topic.ipynb`` with the conventions of tools/editions.py:
 no reference solutions (stubs instead), no outputs, no widget state. Deterministic: the same sources give
-byte-identical files.
+byte-identical files. The Chinese edition, ``notebooks/zh/``, has its own in ``student-zh/`` (``make
+student-zh``): a top-level folder, so that JupyterLab's listing of ``student/`` starts with the notebooks.
+Relative links in the Markdown are re-pointed for the student edition's folder (EDITION_FOLDERS): a link to a
+course notebook goes to its student copy, any other link to the same file as before.
 
 A student's work is never overwritten. ``student/.manifest.json`` records the hash of every file this
 script wrote. On a rebuild a notebook the student has not touched is replaced by the new version; a
@@ -16,6 +19,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import posixpath
+import re
 import sys
 from pathlib import Path
 
@@ -23,10 +28,68 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import editions  # noqa: E402
 
-from bertedu.utils import atomic_write_json, atomic_write_text  # noqa: E402
+from bertedu.files import atomic_write_json, atomic_write_text  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 MANIFEST = ".manifest.json"
+# Where the student edition of each folder of course notebooks lives (relative to the repository).
+EDITION_FOLDERS = {"notebooks": "student", "notebooks/zh": "student-zh"}
+OLD_CHINESE_EDITION = "student/zh"  # before student-zh/ (JupyterLab listed it first in student/)
+COURSE_NOTEBOOK = re.compile(r"[0-9][0-9]_\w+\.ipynb")
+_MD_LINK = re.compile(r"(?P<head>!?\[[^\]]*\]\()(?P<target>[^)\s]+)")
+_HTML_LINK = re.compile(r"(?P<head>\b(?:src|href)=\")(?P<target>[^\"]+)")
+_SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
+
+
+def repoint(target: str, folder: str) -> str:
+    """A relative link of a notebook in ``folder`` (a key of EDITION_FOLDERS), as seen from that folder's
+    student edition: a course notebook becomes its student copy, anything else stays the same file."""
+    if _SCHEME.match(target) or target.startswith(("#", "/")):
+        return target
+    cut = min((i for i in (target.find("#"), target.find("?")) if i >= 0), default=len(target))
+    path, rest = target[:cut], target[cut:]
+    if not path:
+        return target
+    resolved = posixpath.normpath(posixpath.join(folder, path))
+    where, name = posixpath.split(resolved)
+    if where in EDITION_FOLDERS and COURSE_NOTEBOOK.fullmatch(name):
+        resolved = posixpath.join(EDITION_FOLDERS[where], name)
+    return posixpath.relpath(resolved, EDITION_FOLDERS[folder]) + rest
+
+
+def repoint_links(nb, source: Path) -> None:
+    """Re-point the relative links of ``nb``'s Markdown cells (``source``'s notebook) for its student edition.
+    Sources outside the folders of EDITION_FOLDERS (e.g. a test's notebooks) are left as they are."""
+    try:
+        folder = source.resolve().parent.relative_to(ROOT).as_posix()
+    except ValueError:
+        return
+    if folder not in EDITION_FOLDERS:
+        return
+
+    def relink(match: re.Match) -> str:
+        return match["head"] + repoint(match["target"], folder)
+
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            cell.source = _HTML_LINK.sub(relink, _MD_LINK.sub(relink, cell.source))
+
+
+def move_old_chinese_edition(out: Path) -> None:
+    """The Chinese student edition used to be in student/zh/: move it to student-zh/ (``out``), with the
+    student's work in it, so that JupyterLab's listing of student/ no longer starts with a zh folder."""
+    old = ROOT / OLD_CHINESE_EDITION
+    if not old.is_dir():
+        return
+    if out.exists():
+        print(
+            f"note: {OLD_CHINESE_EDITION}/ is where the Chinese student edition used to be; it is now in "
+            f"{out.name}/. {OLD_CHINESE_EDITION}/ was left as it is: copy what you need, then delete it.",
+            file=sys.stderr,
+        )
+        return
+    old.rename(out)
+    print(f"The Chinese student edition moved from {OLD_CHINESE_EDITION}/ to {out.name}/, your work with it.")
 
 
 def load_manifest(out: Path) -> dict[str, str]:
@@ -66,8 +129,9 @@ def build(sources: list[Path], out: Path, *, quiet: bool = False) -> dict[str, s
     report: dict[str, str] = {}
     say = (lambda *a: None) if quiet else print
     for source in sources:
-        nb = editions.read(source)
-        text = editions.notebook_text(editions.student_notebook(nb, source.name))
+        student_nb = editions.student_notebook(editions.read(source), source.name)
+        repoint_links(student_nb, source)
+        text = editions.notebook_text(student_nb)
         target = out / source.name
         status = write_unless_changed(target, text, manifest)
         if status == "kept":
@@ -110,6 +174,8 @@ def main(argv: list[str] | None = None) -> int:
         problems = [p for s in sources for p in editions.lint(editions.read(s), s.name)]
         print("\n".join(problems) or "no problems")
         return 1 if problems else 0
+    if args.out.resolve() == (ROOT / EDITION_FOLDERS["notebooks/zh"]).resolve():
+        move_old_chinese_edition(args.out)
     try:
         build(sources, args.out)
     except editions.EditionError as err:

@@ -14,7 +14,7 @@ NB is a notebook path, its stem (``03_masking_strategy``) or its number (``03``)
 notebook that has a catalog.
 
 **One source.** ``notebooks/NN_topic.ipynb`` (English) is the only source of code. The catalog
-``i18n/zh/NN_topic.yaml`` holds one entry per Markdown cell, keyed by the cell's id: ``zh`` (the
+``translations/zh/NN_topic.yaml`` holds one entry per Markdown cell, keyed by the cell's id: ``zh`` (the
 translation), ``en`` (the English it translates) and ``hash`` (the first 16 hex digits of the SHA-256 of that
 English). The build copies the notebook, puts each Markdown cell's ``zh`` in place of its English, copies
 every code cell verbatim and inserts one generated code cell (id ``bertedu-zh-language``) after the first
@@ -52,12 +52,12 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
-CATALOGS = ROOT / "i18n"
+CATALOGS = ROOT / "translations"  # not "i18n": that is the package's bertedu/i18n (messages)
 LANG = "zh"
 LANGUAGE_CELL_ID = f"bertedu-{LANG}-language"
 LANGUAGE_CELL = """\
 # 中文版：本单元格由 tools/translate.py 生成（英文版没有这一格）：测验、练习反馈、doctor 和图表都改用中文。
-# 本笔记本由 notebooks/{name} 和 i18n/zh/{stem}.yaml 生成，请修改这两个文件，不要直接修改本文件。
+# 本笔记本由 notebooks/{name} 和 translations/zh/{stem}.yaml 生成，请修改这两个文件，不要直接修改本文件。
 from bertedu import i18n
 
 i18n.set_language("zh")"""
@@ -396,18 +396,28 @@ def build_notebook(nb, catalog: Catalog, available: set[str]) -> nbformat.Notebo
     out.metadata["bertedu"] = {
         "language": LANG,
         "source": f"notebooks/{catalog.notebook}.ipynb",
-        "catalog": f"i18n/{LANG}/{catalog.notebook}.yaml",
+        "catalog": f"translations/{LANG}/{catalog.notebook}.yaml",
     }
     return out
 
 
 def same_code(a, b) -> bool:
-    """True when two notebooks have the same code cells (ids and sources, in order): the same outputs."""
+    """True when two notebooks have the same code cells (ids and sources, in order): the same outputs.
+
+    The comment lines of the generated language cell do not count (they name the source files; the cell
+    prints nothing), so renaming a source keeps the outputs."""
 
     def code(nb):
-        return [(c.get("id"), c.source) for c in nb.cells if c.cell_type == "code"]
+        return [(c.get("id"), _code_of(c)) for c in nb.cells if c.cell_type == "code"]
 
     return code(a) == code(b)
+
+
+def _code_of(cell) -> str:
+    """A code cell's source; for the generated language cell, without its comment lines."""
+    if cell.get("id") != LANGUAGE_CELL_ID:
+        return cell.source
+    return "\n".join(line for line in cell.source.splitlines() if not line.lstrip().startswith("#"))
 
 
 #: Cell metadata that execution changes (tools/execute_notebooks.py drops it): not part of what is built.
@@ -494,7 +504,7 @@ def cmd_todo(args) -> int:
             print()
     if total:
         print(
-            f"{total} item(s). Missing: `stub`, then write zh in i18n/{LANG}/NN_topic.yaml. Stale: update zh, then "
+            f"{total} item(s). Missing: `stub`, then write zh in translations/{LANG}/NN_topic.yaml. Stale: update zh, then "
             "`accept NB ID`. Orphaned: `prune NB`. Then `make zh`."
         )
     else:

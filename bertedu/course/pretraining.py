@@ -14,14 +14,9 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from bertedu.checkpoint import (
-    TRAINER_STATE_NAME,
-    TRAINING_STATE_NAME,
-    is_checkpoint,
-    load_checkpoint,
-    recover_checkpoint,
-)
+from bertedu.checkpoint import CHECKPOINT_FILES, is_checkpoint, load_checkpoint, recover_checkpoint
 from bertedu.data import read_corpus
+from bertedu.files import directory_lock
 from bertedu.model import BertForPreTraining
 from bertedu.pretrain import (
     PretrainingConfig,
@@ -30,9 +25,8 @@ from bertedu.pretrain import (
     pretrain,
 )
 from bertedu.probes import evaluate_pretraining
-from bertedu.serialization import CONFIG_NAME, WEIGHTS_NAME
-from bertedu.tokenizer import VOCAB_FILE_NAME, BertTokenizer, train_tokenizer
-from bertedu.utils import directory_lock, file_sha256, repo_root, resolve_path
+from bertedu.tokenizer import BertTokenizer, train_tokenizer
+from bertedu.utils import file_sha256, repo_root, resolve_path
 
 logger = logging.getLogger(__name__)
 
@@ -61,8 +55,8 @@ def course_config(**overrides: Any) -> PretrainingConfig:
     One, because it is robust: the matrices of this tiny model are too small for threads to pay off much
     (two threads save about a fifth of the time on an idle machine), while threads wait for each other
     hundreds of times per step, so on a two-core machine where another program keeps a core busy two
-    threads made training 3-12 times slower, and one thread was not slower at all (7.7 s idle, 7.2 s
-    loaded per 100 steps in the newcomer review; ``make bench`` measures both, ``benchmarks/RESULTS.md``).
+    threads made training 3-12 times slower, and one thread was not slower at all (``make bench`` measures
+    both, idle and loaded: ``benchmarks/RESULTS.md``).
     Introduced in notebook 06.
     """
     recipe = PretrainingConfig(
@@ -96,17 +90,6 @@ def course_tokenizer() -> BertTokenizer:
     return train_tokenizer(read_corpus(resolve_path(config.corpus)), config.vocab_size)
 
 
-#: The files a course checkpoint folder may hold (a folder with anything else in it is never deleted).
-_CHECKPOINT_FILES = {
-    CONFIG_NAME,
-    WEIGHTS_NAME,
-    VOCAB_FILE_NAME,
-    "tokenizer_config.json",
-    TRAINING_STATE_NAME,
-    TRAINER_STATE_NAME,
-}
-
-
 def load_course_model(
     path: str | os.PathLike | None = None, *, progress: bool = True
 ) -> tuple[BertForPreTraining, BertTokenizer]:
@@ -120,7 +103,7 @@ def load_course_model(
     loading prints nothing. Two processes calling it at once (two notebooks) take turns through a lock
     file: the model is trained once and never read half-written. If no complete model can be made, the
     error says why (:class:`bertedu.pretrain.TrainingInterrupted` after a kernel interrupt, with the step
-    reached; :class:`bertedu.utils.SaveError` for a full disk, ...). The model is in eval mode.
+    reached; :class:`bertedu.files.SaveError` for a full disk, ...). The model is in eval mode.
     Introduced in notebook 06; used by notebooks 07 and 08.
     """
     directory = course_checkpoint_dir() if path is None else Path(path)
@@ -188,7 +171,8 @@ def _clear_course_folder(directory: Path) -> None:
         if directory.exists():
             raise ValueError(f"{directory} is a file, not a folder; move it away to train the course model.")
         return
-    other = sorted(p.name for p in directory.iterdir() if p.name not in _CHECKPOINT_FILES)
+    # a folder that holds anything but a checkpoint's files is never deleted
+    other = sorted(p.name for p in directory.iterdir() if p.name not in CHECKPOINT_FILES)
     if other:
         raise ValueError(
             f"{directory} holds files that are not part of a checkpoint ({', '.join(other[:5])}); move them "

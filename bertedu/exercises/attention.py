@@ -129,14 +129,14 @@ attention_weights = Exercise(
             "Q Kᵀ here is not symmetric (unlike the 'one cat' example), so the wrong axis gives different numbers."
         ),
     ],
-    solution_code=translatable("""
+    solution_code="""
 Q, K = ex.Q, ex.K
 d_k = Q.shape[-1]
 scores = Q @ K.T / np.sqrt(d_k)                       # (3, 3): row = query, column = key
 weights = np.exp(scores - scores.max(axis=-1, keepdims=True))
 weights = weights / weights.sum(axis=-1, keepdims=True)  # every row sums to 1
 ex.attention_weights.check(weights)
-"""),
+""",
     points=1,
 )
 
@@ -363,12 +363,12 @@ key_mask = Exercise(
             "not (B, 1, T, 1)."
         ),
     ],
-    solution_code=translatable("""
+    solution_code="""
 def padding_mask(attention_mask):
     return attention_mask[:, None, None, :].bool()   # (B, 1, 1, T_k): broadcast over heads and queries
 
 ex.key_mask.check(padding_mask)
-"""),
+""",
     points=1,
 )
 

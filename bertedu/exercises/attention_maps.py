@@ -268,13 +268,13 @@ previous_token_share = Exercise(
         ),
         translatable("Average them with `.mean()` (not `.sum()`): a share between 0 and 1."),
     ],
-    solution_code=translatable("""
+    solution_code="""
 def previous_token_share(attn):
     # attn: (T, T), rows = queries. attn[i, i-1] for i = 1 .. T-1 lies just below the diagonal
     return float(np.diagonal(attn, offset=-1).mean())
 
 ex.previous_token_share.check(previous_token_share)
-"""),
+""",
     points=1,
 )
 
@@ -446,7 +446,7 @@ fix_head_entropy = Exercise(
             "rest of the function (0 ln 0 = 0, averaging over the real rows) is already right."
         ),
     ],
-    solution_code=translatable("""
+    solution_code="""
 def head_entropy(attn, attention_mask):
     attn = np.asarray(attn, dtype=np.float64)                                  # (T, T) rows = queries
     real = np.asarray(attention_mask) > 0                                      # (T,) True = real token
@@ -455,7 +455,7 @@ def head_entropy(attn, attention_mask):
     return float(entropy[real].mean())                                         # real query rows only
 
 ex.fix_head_entropy.check(head_entropy)
-"""),
+""",
     points=1,
 )
 

@@ -25,7 +25,7 @@ from torch import nn
 
 from bertedu.attention import build_key_mask
 from bertedu.config import BertConfig
-from bertedu.data import PretrainingCollator, PretrainingDataset, bucketed_batches, read_corpus
+from bertedu.data import read_corpus
 from bertedu.distributed import cpu_threads
 from bertedu.encoder import BertLayer
 from bertedu.exercises.core import Exercise, expects_function
@@ -51,6 +51,7 @@ from bertedu.exercises.tokens import embeddings_layer
 from bertedu.i18n import msg, translatable, translate
 from bertedu.model import BertForPreTraining
 from bertedu.optim import make_optimizer
+from bertedu.pretrain import PretrainingConfig, pretraining_batches
 from bertedu.tokenizer import train_tokenizer
 from bertedu.utils import data_path
 from bertedu.viz._core import use_cjk_fallback
@@ -78,8 +79,8 @@ def capstone_setup() -> tuple[BertConfig, object, tuple[dict, ...]]:
         intermediate_size=256,
         max_position_embeddings=MAX_LENGTH,
     )
-    dataset = PretrainingDataset(documents, tokenizer, max_length=MAX_LENGTH, seed=SEED)
-    batches = bucketed_batches(dataset, PretrainingCollator(tokenizer), BATCH_SIZE)
+    recipe = PretrainingConfig(max_length=MAX_LENGTH, batch_size=BATCH_SIZE, seed=SEED)  # masked 80/10/10
+    batches = pretraining_batches(recipe, documents, tokenizer)
     return config, tokenizer, tuple(next(batches)[1] for _ in range(STEPS))
 
 
@@ -480,9 +481,7 @@ same_training = Exercise(
             "modules apply dropout with bertedu's (show(BertLayer.forward), show(BertEmbeddings.forward))."
         ),
     ],
-    solution_code=translatable(
-        "ex.same_training.check(MyBertForPreTraining)   # passes once the four parts above pass"
-    ),
+    solution_code="ex.same_training.check(MyBertForPreTraining)   # passes once the four parts above pass",
 )
 
 __all__ = [

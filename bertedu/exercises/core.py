@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from bertedu.i18n import msg, translatable, translate
+from bertedu.i18n import msg, translatable, translate, translate_solution
 
 #: What a notebook's answer cell starts with. ``check(...)`` on it says "not attempted yet".
 NOT_ANSWERED = Ellipsis
@@ -220,7 +220,8 @@ class Exercise:
     hints:
         Hints shown one at a time by :meth:`hint`.
     solution_code:
-        The reference solution, as the code a student would type.
+        The reference solution, as the code a student would type. Its translations (comments only) are in
+        the ``SOLUTIONS`` of the ``bertedu/i18n/zh_*.py`` catalogs, keyed by ``name``.
     points:
         What the exercise is worth in the nbgrader course (``make assignments``).
     expected:
@@ -284,7 +285,6 @@ class Exercise:
 
     def solution(self) -> _Markdown:
         """Show the reference solution (its comments in the current language when the catalog has them)."""
-        code = textwrap.dedent(translate(self.solution_code)).strip(
-            "\n"
-        )  # a method's solution keeps its shape
+        solution = translate_solution(self.name, self.solution_code)  # keyed by exercise name
+        code = textwrap.dedent(solution).strip("\n")  # a method's solution keeps its shape
         return _Markdown(f"{msg('**Solution:**')}\n\n```python\n{code}\n```")

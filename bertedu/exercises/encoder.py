@@ -194,13 +194,13 @@ layer_parameters = Exercise(
             "Attention: 4·(H² + H). LayerNorms: 2·2H. FFN: (H·d_ff + d_ff) + (d_ff·H + H). Add them up."
         ),
     ],
-    solution_code=translatable("""
+    solution_code="""
 def layer_parameters(H, d_ff):
     attention = 4 * (H * H + H)              # W_Q, W_K, W_V, W_O with their biases
     ffn = (H * d_ff + d_ff) + (d_ff * H + H)  # H -> d_ff -> H, with biases
     layer_norms = 2 * (2 * H)                # two LayerNorms, gamma and beta each
     return attention + ffn + layer_norms     # = 4H² + 2H·d_ff + 9H + d_ff
-"""),
+""",
     points=1,
 )
 
@@ -438,14 +438,14 @@ post_ln_layer = Exercise(
         ),
         translatable("h = LN₁(x + W_O·Attn(x)); out = LN₂(h + W₂·GELU(W₁·h))."),
     ],
-    solution_code=translatable("""
+    solution_code="""
 def encoder_layer(layer, x):
     attn, out = layer.attention, layer.output
     context, _ = attn.self(x)                                     # multi-head attention on x
     h = attn.output.LayerNorm(x + attn.output.dense(context))     # H' = LN(H + Attn(H))
     f = layer.intermediate(h)                                     # GELU(W_1 H' + b_1), (B, T, d_ff)
     return out.LayerNorm(h + out.dense(f))                        # LN(H' + FFN(H'))
-"""),
+""",
     points=1,
 )
 
@@ -607,7 +607,7 @@ multi_head_attention = Exercise(
             " Then softmax over dim=-1, dropout, `@ v`, and `.transpose(1, 2).reshape(B, T, H)`."
         ),
     ],
-    solution_code=translatable("""
+    solution_code="""
 class MultiHeadSelfAttention(nn.Module):
     def __init__(self, config):
         super().__init__()
@@ -629,7 +629,7 @@ class MultiHeadSelfAttention(nn.Module):
         return (weights @ v).transpose(1, 2).reshape(B, T, H)                           # (B, T, H)
 
 ex.multi_head_attention.check(MultiHeadSelfAttention)
-"""),
+""",
     points=3,
 )
 

@@ -123,13 +123,13 @@ align_labels = Exercise(
         ),
         translatable("Finish with -100 for [SEP]. The result has (number of pieces + 2) entries."),
     ],
-    solution_code=translatable("""
+    solution_code="""
 def my_align(pieces_per_word, tag_ids):
     labels = [-100]                                          # [CLS]
     for pieces, tag in zip(pieces_per_word, tag_ids):
         labels += [tag] + [-100] * (len(pieces) - 1)         # first piece only
     return labels + [-100]                                   # [SEP]
-"""),
+""",
     points=1,
 )
 
@@ -237,7 +237,7 @@ decode_span = Exercise(
             "the context) to -inf with torch.triu and the mask, then take the argmax of the flattened matrix."
         ),
     ],
-    solution_code=translatable("""
+    solution_code="""
 def my_decode(start_logits, end_logits, context_mask):
     best, best_pair = float("-inf"), None
     T = len(start_logits)
@@ -248,7 +248,7 @@ def my_decode(start_logits, end_logits, context_mask):
                 if score > best:
                     best, best_pair = score, (i, j)
     return best_pair
-"""),
+""",
     points=2,
 )
 
@@ -404,7 +404,7 @@ fix_span_loss = Exercise(
             "simply F.cross_entropy(start_logits, start_positions), which normalises over dim 1."
         ),
     ],
-    solution_code=translatable("""
+    solution_code="""
 def my_span_loss(start_logits, end_logits, start_positions, end_positions):
     # start_logits, end_logits: (B, T); start_positions, end_positions: (B,)
     log_p_start = start_logits.log_softmax(dim=-1)           # over the T positions of each example
@@ -412,7 +412,7 @@ def my_span_loss(start_logits, end_logits, start_positions, end_positions):
     rows = torch.arange(len(start_positions))                # (B,)
     nll = -(log_p_start[rows, start_positions] + log_p_end[rows, end_positions]) / 2   # (B,)
     return nll.mean()
-"""),
+""",
     points=1,
 )
 

@@ -174,14 +174,14 @@ mlm_by_hand = Exercise(
             "For a row of logits z and label y: -log p_y = log(Σ_v exp z_v) - z_y. Average the three values."
         ),
     ],
-    solution_code=translatable("""
+    solution_code="""
 import numpy as np
 z, y = (t.numpy() for t in ex.mlm_by_hand_data())       # (2, 3, 4), (2, 3)
 keep = y != -100                                        # (2, 3) the masked positions
 z, y = z[keep].astype(np.float64), y[keep]              # (3, 4), (3,)
 log_p = z - np.log(np.exp(z).sum(axis=-1, keepdims=True))   # log softmax over the vocabulary
 answer = float(-log_p[np.arange(len(y)), y].mean())
-"""),
+""",
 )
 
 
@@ -292,11 +292,11 @@ fix_nsp_loss = Exercise(
             "NSP has no 'padding' class to skip: every pair is a real example. Drop the ignore_index argument."
         ),
     ],
-    solution_code=translatable("""
+    solution_code="""
 def my_nsp_loss(logits, labels):
     # logits (B, 2): column 0 scores IsNext, column 1 NotNext; labels (B,): 0 = IsNext, 1 = NotNext
     return F.cross_entropy(logits, labels)   # every pair counts: no ignore_index
-"""),
+""",
     points=1,
 )
 
@@ -392,14 +392,14 @@ fix_mlm_average = Exercise(
             "Divide the sum by (labels != -100).sum(), clamped to at least 1 so that an empty batch gives 0."
         ),
     ],
-    solution_code=translatable("""
+    solution_code="""
 def my_mlm_loss(logits, labels):
     V = logits.size(-1)
     per_position = F.cross_entropy(logits.reshape(-1, V), labels.reshape(-1),
                                    ignore_index=-100, reduction="none")       # (B*T,), 0 where ignored
     n_masked = (labels != -100).sum().clamp(min=1)                            # 0 masked -> loss 0, not nan
     return per_position.sum() / n_masked
-"""),
+""",
     points=1,
 )
 
@@ -524,7 +524,7 @@ mlm_head = Exercise(
             "`self.decoder.weight = word_embeddings.weight`. The bias: `self.bias = nn.Parameter(torch.zeros(V))`."
         ),
     ],
-    solution_code=translatable("""
+    solution_code="""
 class Transform(nn.Module):
     def __init__(self, config):
         super().__init__()
@@ -547,7 +547,7 @@ class MLMHead(nn.Module):
         return self.decoder(self.transform(h)) + self.bias            # (..., V) = transform(h) · Eᵀ + b
 
 ex.mlm_head.check(MLMHead)
-"""),
+""",
     points=2,
 )
 
@@ -666,7 +666,7 @@ nsp_sampler = Exercise(
             "rng.randrange and a random sentence of it, label 1."
         ),
     ],
-    solution_code=translatable("""
+    solution_code="""
 def sample_nsp_pair(documents, rng):
     d = rng.randrange(len(documents))
     while len(documents[d]) < 2:                                # A needs a next sentence
@@ -680,7 +680,7 @@ def sample_nsp_pair(documents, rng):
     return a, rng.choice(documents[other]), 1                   # NotNext (label 1)
 
 ex.nsp_sampler.check(sample_nsp_pair)
-"""),
+""",
     points=2,
 )
 

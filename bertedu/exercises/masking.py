@@ -132,14 +132,14 @@ expected_counts = Exercise(
         translatable("First the selection: 15 % of N are selected. Everything else is 'not selected'."),
         translatable("Then split the selected ones: 80 % [MASK], 10 % random, 10 % unchanged."),
     ],
-    solution_code=translatable("""
+    solution_code="""
 n = 2000
 selected = 0.15 * n                      # 300 tokens carry a label
 answer = {"[MASK]": 0.8 * selected,      # 240
           "random": 0.1 * selected,      # 30
           "unchanged": 0.1 * selected,   # 30
           "not selected": n - selected}  # 1700
-"""),
+""",
     points=1,
 )
 
@@ -379,7 +379,7 @@ fix_masking = Exercise(
             "into the selection. For the labels, `torch.where(selected, input_ids, -100)`."
         ),
     ],
-    solution_code=translatable("""
+    solution_code="""
 def my_mask_tokens(input_ids, tokenizer, generator):
     special = torch.isin(input_ids, torch.tensor(tokenizer.all_special_ids))       # (B, T) never selected
     selected = (torch.rand(input_ids.shape, generator=generator) < 0.15) & ~special
@@ -391,7 +391,7 @@ def my_mask_tokens(input_ids, tokenizer, generator):
     swap = selected & (action >= 0.8) & (action < 0.9)
     masked_ids[swap] = random_ids[swap]
     return masked_ids, labels
-"""),
+""",
     points=1,
 )
 
@@ -453,7 +453,7 @@ masking_function = Exercise(
             "`torch.where(selected, input_ids, -100)`."
         ),
     ],
-    solution_code=translatable("""
+    solution_code="""
 def mask_tokens(input_ids, tokenizer, generator):
     special = torch.isin(input_ids, torch.tensor(tokenizer.all_special_ids))        # (B, T): never selected
     selected = (torch.rand(input_ids.shape, generator=generator) < 0.15) & ~special
@@ -467,7 +467,7 @@ def mask_tokens(input_ids, tokenizer, generator):
     return masked_ids, labels
 
 ex.masking_function.check(mask_tokens)
-"""),
+""",
     points=2,
 )
 

@@ -23,14 +23,13 @@ from collections.abc import Callable
 import torch
 
 from bertedu.config import BertConfig
-from bertedu.data import PretrainingCollator, PretrainingDataset, bucketed_batches
 from bertedu.distributed import cpu_threads
 from bertedu.exercises.core import Exercise, as_number, expects_function
 from bertedu.exercises.nn_checks import ModuleProblem, close, run_checks
 from bertedu.i18n import msg, translatable, translate
 from bertedu.model import BertForPreTraining
 from bertedu.optim import make_optimizer
-from bertedu.pretrain import PretrainingConfig, model_config
+from bertedu.pretrain import PretrainingConfig, model_config, pretraining_batches
 from bertedu.tokenizer import SPECIAL_TOKENS, BertTokenizer, train_tokenizer
 
 # ----------------------------------------------------------------------------------------------------------
@@ -142,12 +141,12 @@ lr_schedule = Exercise(
             "After the warm-up the factor is (1000 - step) / (1000 - 100): 1 at step 100, 0 at step 1000."
         ),
     ],
-    solution_code=translatable("""
+    solution_code="""
 def lr_at(step, peak=1e-3, warmup=100, total=1000):
     if step < warmup:
         return peak * (step + 1) / warmup                          # linear warm-up
     return peak * max(0.0, (total - step) / (total - warmup))       # linear decay to 0
-"""),
+""",
     points=1,
 )
 
@@ -246,7 +245,7 @@ fix_eval_dropout = Exercise(
             "identity."
         ),
     ],
-    solution_code=translatable("""
+    solution_code="""
 def top1_word(model, tokenizer, sentence):
     model.eval()                                   # dropout off: the prediction is deterministic
     with torch.no_grad():                          # no graph: faster, less memory
@@ -254,7 +253,7 @@ def top1_word(model, tokenizer, sentence):
         logits = model(**enc).prediction_logits[0]                   # (T, V)
         position = enc["input_ids"][0].tolist().index(tokenizer.mask_token_id)
         return tokenizer.convert_ids_to_tokens(int(logits[position].argmax()))
-"""),
+""",
     points=1,
 )
 
@@ -317,15 +316,7 @@ def run_training_steps(
     Returns the losses it reported and the final state dict. The notebook's random state is left alone."""
     documents = step_documents()
     tokenizer = train_tokenizer(documents, config.vocab_size)
-    dataset = PretrainingDataset(
-        documents,
-        tokenizer,
-        max_length=config.max_length,
-        max_sentences=config.max_sentences,
-        seed=config.seed,
-    )
-    collator = PretrainingCollator(tokenizer, mlm_probability=config.mlm_probability)
-    batches = bucketed_batches(dataset, collator, config.batch_size, bucket_batches=config.bucket_batches)
+    batches = pretraining_batches(config, documents, tokenizer)
     losses = []
     with torch.random.fork_rng(devices=[]), warnings.catch_warnings(), cpu_threads(1):
         warnings.simplefilter("ignore")  # PyTorch warns about a scheduler stepped before the optimizer
@@ -441,7 +432,7 @@ training_step = Exercise(
             "`scheduler.step()`."
         ),
     ],
-    solution_code=translatable("""
+    solution_code="""
 def training_step(model, batch, optimizer, scheduler, max_grad_norm):
     model.train()                                         # dropout on
     out = model(**batch)                                  # out.loss = L_MLM + L_NSP
@@ -453,6 +444,6 @@ def training_step(model, batch, optimizer, scheduler, max_grad_norm):
     return out.loss.item()
 
 ex.training_step.check(training_step)
-"""),
+""",
     points=3,
 )

@@ -151,7 +151,7 @@ wordpiece = Exercise(
             "If no candidate matches at some `start`, return `['[UNK]']` at once: the whole word is unknown."
         ),
     ],
-    solution_code=translatable("""
+    solution_code="""
 def wordpiece(word, vocab):
     pieces, start = [], 0
     while start < len(word):
@@ -168,7 +168,7 @@ def wordpiece(word, vocab):
     return pieces
 
 ex.wordpiece.check(wordpiece)
-"""),
+""",
     points=2,
 )
 
@@ -265,7 +265,7 @@ segment_ids = Exercise(
         ),
         translatable("Append the id *before* you switch: the first [SEP] closes sentence A. [PAD] gets 0."),
     ],
-    solution_code=translatable("""
+    solution_code="""
 def segment_ids(tokens):
     ids, segment = [], 0
     for token in tokens:
@@ -275,7 +275,7 @@ def segment_ids(tokens):
     return ids
 
 ex.segment_ids.check(segment_ids)
-"""),
+""",
     points=1,
 )
 
@@ -568,7 +568,7 @@ embeddings_layer = Exercise(
             "`torch.zeros_like(input_ids)`."
         ),
     ],
-    solution_code=translatable("""
+    solution_code="""
 class Embeddings(nn.Module):
     def __init__(self, config):
         super().__init__()
@@ -587,7 +587,7 @@ class Embeddings(nn.Module):
         return self.dropout(self.LayerNorm(h))
 
 ex.embeddings_layer.check(Embeddings)
-"""),
+""",
     points=2,
 )
 

@@ -51,7 +51,5 @@ expected_masked = Exercise(
         translatable("Selected tokens are then split 80/10/10, but all of them are predicted."),
     ],
     # only the comment is translated (a test checks that the code stays the same)
-    solution_code=translatable(
-        "answer = 0.15 * 200   # 30 tokens are predicted; 24 of them are shown as [MASK]"
-    ),
+    solution_code="answer = 0.15 * 200   # 30 tokens are predicted; 24 of them are shown as [MASK]",
 )

@@ -1,10 +1,10 @@
 """The course's language outside the quizzes: exercise messages, the doctor and plot labels.
 
 One setting drives everything a student reads: :func:`set_language` (``"en"`` or ``"zh"``), else the
-environment variable ``BERTEDU_LANG``, else English. It is the quiz's own setting
-(:mod:`bertedu.quiz.i18n`): ``quiz.set_language("zh")`` and ``i18n.set_language("zh")`` do the same thing,
-so live quiz widgets switch too. The Chinese edition of the notebooks (``notebooks/zh/``) starts with a
-generated cell that calls ``i18n.set_language("zh")``.
+environment variable ``BERTEDU_LANG``, else English. This module owns it; the quiz (:mod:`bertedu.quiz.i18n`)
+reads it from here, so ``quiz.set_language("zh")`` and ``i18n.set_language("zh")`` do the same thing and live
+quiz widgets switch too (they :func:`register` themselves). The Chinese edition of the notebooks
+(``notebooks/zh/``) starts with a generated cell that calls ``i18n.set_language("zh")``.
 
 Messages are written in English, in the code, as ``str.format`` templates::
 
@@ -21,6 +21,10 @@ a translation uses a placeholder the English does not have, or when the catalog 
 code no longer uses. Placeholders whose name starts with ``_`` (plural endings such as ``{_s}``) may be left
 out of a translation.
 
+Exercise solutions are code, not templates: a catalog module's ``SOLUTIONS`` maps an exercise's name to its
+solution with translated comments (:func:`translate_solution`; the test checks that only comments differ).
+The notebooks' prose has its own catalogs, ``translations/zh/*.yaml`` (``tools/translate.py``).
+
 This module imports only the standard library (the doctor uses it when PyTorch is broken). Introduced in
 notebook 00.
 """
@@ -29,15 +33,14 @@ from __future__ import annotations
 
 import importlib
 import os
-import sys
 import warnings
+import weakref
 
 LANGUAGES: tuple[str, ...] = ("en", "zh")
 DEFAULT_LANGUAGE = "en"
 ENV_VAR = "BERTEDU_LANG"
-#: The module holding the quiz's language setting, which this module shares.
-QUIZ_I18N = "bertedu.quiz.i18n"
-#: The catalogs of each language: modules with a ``MESSAGES`` dict {English template: translation}.
+#: The catalogs of each language: modules with a ``MESSAGES`` dict {English template: translation} and
+#: optionally a ``SOLUTIONS`` dict {exercise name: its solution code with translated comments}.
 CATALOG_MODULES: dict[str, tuple[str, ...]] = {
     "zh": (
         "bertedu.i18n.zh",
@@ -52,14 +55,15 @@ CATALOG_MODULES: dict[str, tuple[str, ...]] = {
     )
 }
 
-_catalogs: dict[str, dict[str, str]] = {}
+_catalogs: dict[tuple[str, str], dict[str, str]] = {}  # (language, MESSAGES or SOLUTIONS)
+_current: str | None = None  # set by set_language(); None means "ask the environment"
+_listeners: weakref.WeakSet = weakref.WeakSet()  # live quiz widgets, re-rendered by set_language()
 
 
 def normalize_language(lang: str) -> str:
     """Map ``"en"``, ``"en_US"``, ``"zh"``, ``"zh-CN"``, ``"zh_Hans"``, ``"中文"`` ... to ``en`` / ``zh``.
 
-    The same rule as :func:`bertedu.quiz.i18n.normalize_language` (a test compares them). Raises a
-    ``ValueError`` for anything else.
+    Raises a ``ValueError`` for anything else.
     """
     if not isinstance(lang, str):
         raise ValueError(f"A language is a string such as 'en' or 'zh', got {lang!r}.")
@@ -85,20 +89,28 @@ def _environment_language() -> str:
 
 
 def get_language() -> str:
-    """The current language, ``"en"`` or ``"zh"``: the quiz's setting, else ``$BERTEDU_LANG``, else English."""
-    quiz_i18n = sys.modules.get(QUIZ_I18N)
-    if quiz_i18n is not None:  # the quiz is loaded: its setting (set_language or the environment) rules
-        return quiz_i18n.get_language()
-    return _environment_language()  # nothing can have been set without loading the quiz
+    """The current language, ``"en"`` or ``"zh"``: set by :func:`set_language`, else ``$BERTEDU_LANG``, else
+    English. Introduced in notebook 00."""
+    if _current is not None:
+        return _current
+    return _environment_language()
 
 
 def set_language(lang: str | None) -> None:
     """Switch the course to ``lang`` (``"en"`` or ``"zh"``): quizzes (live widgets too), exercise messages,
     the doctor and plot labels. ``None`` goes back to ``$BERTEDU_LANG`` / English.
 
-    Loads the quiz package, whose setting this is. Introduced in notebook 00.
+    Returns nothing, so a notebook cell ending with it shows no output. Introduced in notebook 00.
     """
-    importlib.import_module(QUIZ_I18N).set_language(lang)
+    global _current
+    _current = None if lang is None else normalize_language(lang)
+    for listener in list(_listeners):
+        listener._follow_global_language()
+
+
+def register(listener: object) -> None:
+    """Remember a live widget (held weakly): :func:`set_language` calls its ``_follow_global_language()``."""
+    _listeners.add(listener)
 
 
 def resolve(lang: str | None) -> str:
@@ -106,15 +118,31 @@ def resolve(lang: str | None) -> str:
     return get_language() if lang is None else normalize_language(lang)
 
 
-def catalog(lang: str) -> dict[str, str]:
-    """The messages of ``lang`` ({English template: translation}; empty for English), loaded once."""
+def _merged(lang: str, attribute: str) -> dict[str, str]:
+    """The ``attribute`` dicts (``MESSAGES`` or ``SOLUTIONS``) of ``lang``'s catalog modules, merged, loaded once."""
     lang = normalize_language(lang)
-    if lang not in _catalogs:
+    if (lang, attribute) not in _catalogs:
         merged: dict[str, str] = {}
         for name in CATALOG_MODULES.get(lang, ()):
-            merged.update(importlib.import_module(name).MESSAGES)
-        _catalogs[lang] = merged
-    return _catalogs[lang]
+            merged.update(getattr(importlib.import_module(name), attribute, {}))
+        _catalogs[lang, attribute] = merged
+    return _catalogs[lang, attribute]
+
+
+def catalog(lang: str) -> dict[str, str]:
+    """The messages of ``lang`` ({English template: translation}; empty for English), loaded once."""
+    return _merged(lang, "MESSAGES")
+
+
+def solutions(lang: str) -> dict[str, str]:
+    """The reference solutions of ``lang`` ({exercise name: solution code with translated comments})."""
+    return _merged(lang, "SOLUTIONS")
+
+
+def translate_solution(exercise: str, code: str, lang: str | None = None) -> str:
+    """The solution ``code`` of the exercise named ``exercise``, its comments in ``lang`` (default: current),
+    or ``code`` itself when the catalog has no translation of it."""
+    return solutions(resolve(lang)).get(exercise, code)
 
 
 def translatable(text: str) -> str:

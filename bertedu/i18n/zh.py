@@ -2,11 +2,12 @@
 
 Keys are the English templates exactly as written in the code (``msg("...")`` / ``translatable("...")``);
 values keep every ``{placeholder}`` of the English (those starting with ``_`` may be dropped) and use the
-course's terms (docs/glossary.md). ``tests/test_i18n_ui.py`` checks all of that. One section per module, in
-the order of the package map; a module converted later gets its own section (when this file nears the
+course's terms (docs/glossary.md). Reference solutions with Chinese comments are in ``SOLUTIONS``, keyed by
+exercise name (``ex.NAME``), not by their code. ``tests/test_i18n_ui.py`` checks all of that. One section per
+module, in the order of the package map; a module converted later gets its own section (when this file nears the
 package's 600-line limit, move sections into a new ``bertedu/i18n/zh_<area>.py`` with its own ``MESSAGES`` and
 list it in ``bertedu.i18n.CATALOG_MODULES``; a test refuses a key defined twice). The quiz's strings are in
-:mod:`bertedu.quiz.i18n`, the notebooks' prose in ``i18n/zh/``. Introduced in notebook 00.
+:mod:`bertedu.quiz.i18n`, the notebooks' prose in ``translations/zh/``. Introduced in notebook 00.
 """
 
 from __future__ import annotations
@@ -98,9 +99,6 @@ MESSAGES: dict[str, str] = {
     "Selected tokens are then split 80/10/10, but all of them are predicted.": (
         "被选中的词元随后按 80/10/10 分成三种处理，但它们全部都要预测。"
     ),
-    "answer = 0.15 * 200   # 30 tokens are predicted; 24 of them are shown as [MASK]": (
-        "answer = 0.15 * 200   # 预测 30 个词元；其中 24 个显示为 [MASK]"
-    ),
     # --- bertedu/viz/ (plot titles, axis labels, legends) --------------------------------------------------
     "query (attending from)": "查询（发出注意力的词元）",
     "key (attended to)": "键（被关注的词元）",
@@ -131,4 +129,10 @@ MESSAGES: dict[str, str] = {
     "fraction of maskable tokens": "占可掩码词元的比例",
     " (n = {total:,.0f} tokens)": "（n = {total:,.0f} 个词元）",
     "BERT masking: observed vs expected{n}": "BERT 掩码：观测值与期望值{n}",
+}
+
+#: Reference solutions with Chinese comments, keyed by exercise name (``ex.NAME``); the code itself
+#: is the English solution's (a test checks that only comments differ).
+SOLUTIONS: dict[str, str] = {
+    "expected_masked": "answer = 0.15 * 200   # 预测 30 个词元；其中 24 个显示为 [MASK]",
 }

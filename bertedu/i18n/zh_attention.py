@@ -1,8 +1,9 @@
 """Chinese (简体中文) messages of the exercises of notebooks 01 and 08 (self-attention by hand, attention heatmaps).
 
 Part of the catalog of :mod:`bertedu.i18n.zh` (same rules: keys are the English templates exactly as written in the
-code, values keep every ``{placeholder}`` and use the terms of docs/glossary.md; solution code differs only in
-its comments). Listed in ``bertedu.i18n.CATALOG_MODULES``.
+code, values keep every ``{placeholder}`` and use the terms of docs/glossary.md).
+``SOLUTIONS`` holds the reference solutions with Chinese comments, keyed by exercise name (the code
+itself must not differ). Listed in ``bertedu.i18n.CATALOG_MODULES``.
 """
 
 from __future__ import annotations
@@ -66,23 +67,6 @@ MESSAGES: dict[str, str] = {
     ),
     "Q Kᵀ here is not symmetric (unlike the 'one cat' example), so the wrong axis gives different numbers.": (
         "这里的 Q Kᵀ 不对称（和“一只猫”的例子不同），所以轴选错了会得到不同的数。"
-    ),
-    """
-Q, K = ex.Q, ex.K
-d_k = Q.shape[-1]
-scores = Q @ K.T / np.sqrt(d_k)                       # (3, 3): row = query, column = key
-weights = np.exp(scores - scores.max(axis=-1, keepdims=True))
-weights = weights / weights.sum(axis=-1, keepdims=True)  # every row sums to 1
-ex.attention_weights.check(weights)
-""": (
-        """
-Q, K = ex.Q, ex.K
-d_k = Q.shape[-1]
-scores = Q @ K.T / np.sqrt(d_k)                       # (3, 3)：行 = 查询，列 = 键
-weights = np.exp(scores - scores.max(axis=-1, keepdims=True))
-weights = weights / weights.sum(axis=-1, keepdims=True)  # 每一行的和为 1
-ex.attention_weights.check(weights)
-"""
     ),
     "your function returned None: it must return the split tensor.": (
         "你的函数返回了 None：它必须返回拆分后的张量。"
@@ -192,19 +176,6 @@ ex.attention_weights.check(weights)
     ),
     "The mask's T axis must line up with the last axis of the scores: shape (B, 1, 1, T), not (B, 1, T, "
     "1).": ("掩码的 T 轴必须与分数的最后一个轴对齐：形状是 (B, 1, 1, T)，而不是 (B, 1, T, 1)。"),
-    """
-def padding_mask(attention_mask):
-    return attention_mask[:, None, None, :].bool()   # (B, 1, 1, T_k): broadcast over heads and queries
-
-ex.key_mask.check(padding_mask)
-""": (
-        """
-def padding_mask(attention_mask):
-    return attention_mask[:, None, None, :].bool()   # (B, 1, 1, T_k)：在注意力头和查询上广播
-
-ex.key_mask.check(padding_mask)
-"""
-    ),
     # --- bertedu/exercises/attention_maps.py (notebook 08) --------------------------------------------------
     "your function raised {type}: {exc} when called on a ({T}, {T}) NumPy array of float64 (a NumPy "
     "array, not a torch tensor). Fix that error first, then check again.": (
@@ -303,21 +274,6 @@ ex.key_mask.check(padding_mask)
     "Average them with `.mean()` (not `.sum()`): a share between 0 and 1.": (
         "用 `.mean()`（不是 `.sum()`）求平均：占比在 0 和 1 之间。"
     ),
-    """
-def previous_token_share(attn):
-    # attn: (T, T), rows = queries. attn[i, i-1] for i = 1 .. T-1 lies just below the diagonal
-    return float(np.diagonal(attn, offset=-1).mean())
-
-ex.previous_token_share.check(previous_token_share)
-""": (
-        """
-def previous_token_share(attn):
-    # attn：(T, T)，行 = 查询。i = 1 .. T-1 的 attn[i, i-1] 正好在对角线下方
-    return float(np.diagonal(attn, offset=-1).mean())
-
-ex.previous_token_share.check(previous_token_share)
-"""
-    ),
     "a padded head (5 real tokens + 3 [PAD])": "一个带填充的注意力头（5 个真实词元 + 3 个 [PAD]）",
     "a previous-token head without padding": "一个没有填充的前一词元注意力头",
     "a padded [CLS]-sink head": "一个带填充、把注意力汇聚到 [CLS] 的注意力头",
@@ -393,17 +349,33 @@ ex.previous_token_share.check(previous_token_share)
         "熵属于一个分布：每个查询*行*一个。在键上（`axis=-1`）对 a ln a 求和；"
         "函数的其余部分（0 ln 0 = 0、只在真实行上求平均）已经是对的。"
     ),
-    """
-def head_entropy(attn, attention_mask):
-    attn = np.asarray(attn, dtype=np.float64)                                  # (T, T) rows = queries
-    real = np.asarray(attention_mask) > 0                                      # (T,) True = real token
-    plogp = np.where(attn > 0, attn * np.log(np.where(attn > 0, attn, 1.0)), 0.0)   # a ln a, 0 ln 0 = 0
-    entropy = -plogp.sum(axis=-1)                                              # (T,) one entropy per query row
-    return float(entropy[real].mean())                                         # real query rows only
+}
 
-ex.fix_head_entropy.check(head_entropy)
-""": (
-        """
+#: Reference solutions with Chinese comments, keyed by exercise name (``ex.NAME``); the code itself
+#: is the English solution's (a test checks that only comments differ).
+SOLUTIONS: dict[str, str] = {
+    "attention_weights": """
+Q, K = ex.Q, ex.K
+d_k = Q.shape[-1]
+scores = Q @ K.T / np.sqrt(d_k)                       # (3, 3)：行 = 查询，列 = 键
+weights = np.exp(scores - scores.max(axis=-1, keepdims=True))
+weights = weights / weights.sum(axis=-1, keepdims=True)  # 每一行的和为 1
+ex.attention_weights.check(weights)
+""",
+    "key_mask": """
+def padding_mask(attention_mask):
+    return attention_mask[:, None, None, :].bool()   # (B, 1, 1, T_k)：在注意力头和查询上广播
+
+ex.key_mask.check(padding_mask)
+""",
+    "previous_token_share": """
+def previous_token_share(attn):
+    # attn：(T, T)，行 = 查询。i = 1 .. T-1 的 attn[i, i-1] 正好在对角线下方
+    return float(np.diagonal(attn, offset=-1).mean())
+
+ex.previous_token_share.check(previous_token_share)
+""",
+    "fix_head_entropy": """
 def head_entropy(attn, attention_mask):
     attn = np.asarray(attn, dtype=np.float64)                                  # (T, T) 行 = 查询
     real = np.asarray(attention_mask) > 0                                      # (T,) True = 真实词元
@@ -412,6 +384,5 @@ def head_entropy(attn, attention_mask):
     return float(entropy[real].mean())                                         # 只取真实的查询行
 
 ex.fix_head_entropy.check(head_entropy)
-"""
-    ),
+""",
 }

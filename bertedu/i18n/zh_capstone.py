@@ -1,8 +1,9 @@
 """Chinese (简体中文) messages of the exercises of notebook 11 (capstone) and of nn_checks.
 
 Part of the catalog of :mod:`bertedu.i18n.zh` (same rules: keys are the English templates exactly as written in the
-code, values keep every ``{placeholder}`` and use the terms of docs/glossary.md; solution code differs only in
-its comments). Listed in ``bertedu.i18n.CATALOG_MODULES``.
+code, values keep every ``{placeholder}`` and use the terms of docs/glossary.md).
+``SOLUTIONS`` holds the reference solutions with Chinese comments, keyed by exercise name (the code
+itself must not differ). Listed in ``bertedu.i18n.CATALOG_MODULES``.
 """
 
 from __future__ import annotations
@@ -163,7 +164,10 @@ MESSAGES: dict[str, str] = {
         "就把你的模块应用 dropout 的位置与 bertedu 的比较一下（show(BertLayer.forward)、"
         "show(BertEmbeddings.forward)）。"
     ),
-    "ex.same_training.check(MyBertForPreTraining)   # passes once the four parts above pass": (
-        "ex.same_training.check(MyBertForPreTraining)   # 上面四个部分都通过后，这里就会通过"
-    ),
+}
+
+#: Reference solutions with Chinese comments, keyed by exercise name (``ex.NAME``); the code itself
+#: is the English solution's (a test checks that only comments differ).
+SOLUTIONS: dict[str, str] = {
+    "same_training": "ex.same_training.check(MyBertForPreTraining)   # 上面四个部分都通过后，这里就会通过",
 }

@@ -1,8 +1,9 @@
 """Chinese (简体中文) messages of the exercises of notebook 05 (the Transformer encoder).
 
 Part of the catalog of :mod:`bertedu.i18n.zh` (same rules: keys are the English templates exactly as written in the
-code, values keep every ``{placeholder}`` and use the terms of docs/glossary.md; solution code differs only in
-its comments). Listed in ``bertedu.i18n.CATALOG_MODULES``.
+code, values keep every ``{placeholder}`` and use the terms of docs/glossary.md).
+``SOLUTIONS`` holds the reference solutions with Chinese comments, keyed by exercise name (the code
+itself must not differ). Listed in ``bertedu.i18n.CATALOG_MODULES``.
 """
 
 from __future__ import annotations
@@ -69,21 +70,6 @@ MESSAGES: dict[str, str] = {
     ),
     "Attention: 4·(H² + H). LayerNorms: 2·2H. FFN: (H·d_ff + d_ff) + (d_ff·H + H). Add them up.": (
         "注意力：4·(H² + H)。LayerNorm：2·2H。前馈网络：(H·d_ff + d_ff) + (d_ff·H + H)。把它们加起来。"
-    ),
-    """
-def layer_parameters(H, d_ff):
-    attention = 4 * (H * H + H)              # W_Q, W_K, W_V, W_O with their biases
-    ffn = (H * d_ff + d_ff) + (d_ff * H + H)  # H -> d_ff -> H, with biases
-    layer_norms = 2 * (2 * H)                # two LayerNorms, gamma and beta each
-    return attention + ffn + layer_norms     # = 4H² + 2H·d_ff + 9H + d_ff
-""": (
-        """
-def layer_parameters(H, d_ff):
-    attention = 4 * (H * H + H)              # W_Q、W_K、W_V、W_O 及其偏置
-    ffn = (H * d_ff + d_ff) + (d_ff * H + H)  # H -> d_ff -> H，带偏置
-    layer_norms = 2 * (2 * H)                # 两个 LayerNorm，各有 gamma 和 beta
-    return attention + ffn + layer_norms     # = 4H² + 2H·d_ff + 9H + d_ff
-"""
     ),
     "`view` failed: after `transpose` the tensor is no longer contiguous in memory. Use `.reshape(B, T, "
     "H)` (or `.contiguous().view(B, T, H)`) after the transpose.": (
@@ -188,23 +174,6 @@ def layer_parameters(H, d_ff):
     "h = LN₁(x + W_O·Attn(x)); out = LN₂(h + W₂·GELU(W₁·h)).": (
         "即 h = LN₁(x + W_O·Attn(x))；out = LN₂(h + W₂·GELU(W₁·h))。"
     ),
-    """
-def encoder_layer(layer, x):
-    attn, out = layer.attention, layer.output
-    context, _ = attn.self(x)                                     # multi-head attention on x
-    h = attn.output.LayerNorm(x + attn.output.dense(context))     # H' = LN(H + Attn(H))
-    f = layer.intermediate(h)                                     # GELU(W_1 H' + b_1), (B, T, d_ff)
-    return out.LayerNorm(h + out.dense(f))                        # LN(H' + FFN(H'))
-""": (
-        """
-def encoder_layer(layer, x):
-    attn, out = layer.attention, layer.output
-    context, _ = attn.self(x)                                     # 对 x 做多头注意力
-    h = attn.output.LayerNorm(x + attn.output.dense(context))     # H' = LN(H + Attn(H))
-    f = layer.intermediate(h)                                     # GELU(W_1 H' + b_1), (B, T, d_ff)
-    return out.LayerNorm(h + out.dense(f))                        # LN(H' + FFN(H'))
-"""
-    ),
     "query, key, value: three nn.Linear(H, H), and dropout = "
     "nn.Dropout(config.attention_probs_dropout_prob)": (
         "query、key、value：三个 nn.Linear(H, H)，"
@@ -286,30 +255,27 @@ def encoder_layer(layer, x):
         "遮住键：`scores.masked_fill(attention_mask[:, None, None, :] == 0, torch.finfo(scores.dtype"
         ").min)`。然后在 dim=-1 上做 softmax、dropout、`@ v`，再 `.transpose(1, 2).reshape(B, T, H)`。"
     ),
-    """
-class MultiHeadSelfAttention(nn.Module):
-    def __init__(self, config):
-        super().__init__()
-        self.num_heads = config.num_attention_heads
-        self.head_dim = config.hidden_size // config.num_attention_heads
-        self.query = nn.Linear(config.hidden_size, config.hidden_size)
-        self.key = nn.Linear(config.hidden_size, config.hidden_size)
-        self.value = nn.Linear(config.hidden_size, config.hidden_size)
-        self.dropout = nn.Dropout(config.attention_probs_dropout_prob)
+}
 
-    def forward(self, hidden_states, attention_mask=None):
-        B, T, H = hidden_states.shape
-        split = lambda t: t.view(B, T, self.num_heads, self.head_dim).transpose(1, 2)   # (B, A, T, d)
-        q, k, v = split(self.query(hidden_states)), split(self.key(hidden_states)), split(self.value(hidden_states))
-        scores = q @ k.transpose(-2, -1) / math.sqrt(self.head_dim)                    # (B, A, T, T)
-        if attention_mask is not None:                                                  # mask the [PAD] keys
-            scores = scores.masked_fill(attention_mask[:, None, None, :] == 0, torch.finfo(scores.dtype).min)
-        weights = self.dropout(torch.softmax(scores, dim=-1))                           # rows sum to 1
-        return (weights @ v).transpose(1, 2).reshape(B, T, H)                           # (B, T, H)
-
-ex.multi_head_attention.check(MultiHeadSelfAttention)
-""": (
-        """
+#: Reference solutions with Chinese comments, keyed by exercise name (``ex.NAME``); the code itself
+#: is the English solution's (a test checks that only comments differ).
+SOLUTIONS: dict[str, str] = {
+    "layer_parameters": """
+def layer_parameters(H, d_ff):
+    attention = 4 * (H * H + H)              # W_Q、W_K、W_V、W_O 及其偏置
+    ffn = (H * d_ff + d_ff) + (d_ff * H + H)  # H -> d_ff -> H，带偏置
+    layer_norms = 2 * (2 * H)                # 两个 LayerNorm，各有 gamma 和 beta
+    return attention + ffn + layer_norms     # = 4H² + 2H·d_ff + 9H + d_ff
+""",
+    "post_ln_layer": """
+def encoder_layer(layer, x):
+    attn, out = layer.attention, layer.output
+    context, _ = attn.self(x)                                     # 对 x 做多头注意力
+    h = attn.output.LayerNorm(x + attn.output.dense(context))     # H' = LN(H + Attn(H))
+    f = layer.intermediate(h)                                     # GELU(W_1 H' + b_1), (B, T, d_ff)
+    return out.LayerNorm(h + out.dense(f))                        # LN(H' + FFN(H'))
+""",
+    "multi_head_attention": """
 class MultiHeadSelfAttention(nn.Module):
     def __init__(self, config):
         super().__init__()
@@ -331,6 +297,5 @@ class MultiHeadSelfAttention(nn.Module):
         return (weights @ v).transpose(1, 2).reshape(B, T, H)                           # (B, T, H)
 
 ex.multi_head_attention.check(MultiHeadSelfAttention)
-"""
-    ),
+""",
 }

@@ -3,7 +3,8 @@ span loss, decoding a span).
 
 Part of the catalog of :mod:`bertedu.i18n.zh` (same rules: keys are the English templates exactly as written in the
 code, values keep every ``{placeholder}`` and use the terms of docs/glossary.md: 子词 for a WordPiece piece,
-答案片段 for a span; solution code differs only in its comments). Listed in ``bertedu.i18n.CATALOG_MODULES``.
+答案片段 for a span). ``SOLUTIONS`` holds the reference solutions with Chinese comments, keyed by exercise
+name (the code itself must not differ). Listed in ``bertedu.i18n.CATALOG_MODULES``.
 """
 
 from __future__ import annotations
@@ -52,21 +53,6 @@ MESSAGES: dict[str, str] = {
     "Finish with -100 for [SEP]. The result has (number of pieces + 2) entries.": (
         "最后为 [SEP] 加一个 -100。结果共有（子词数 + 2）个元素。"
     ),
-    """
-def my_align(pieces_per_word, tag_ids):
-    labels = [-100]                                          # [CLS]
-    for pieces, tag in zip(pieces_per_word, tag_ids):
-        labels += [tag] + [-100] * (len(pieces) - 1)         # first piece only
-    return labels + [-100]                                   # [SEP]
-""": (
-        """
-def my_align(pieces_per_word, tag_ids):
-    labels = [-100]                                          # [CLS]
-    for pieces, tag in zip(pieces_per_word, tag_ids):
-        labels += [tag] + [-100] * (len(pieces) - 1)         # 只标第一个子词
-    return labels + [-100]                                   # [SEP]
-"""
-    ),
     # 2. decoding a span
     "return a pair (start, end) of token positions, got {got!r}.": (
         "请返回一对词元位置 (start, end)，你返回的是 {got!r}。"
@@ -104,31 +90,6 @@ def my_align(pieces_per_word, tag_ids):
     "the context) to -inf with torch.triu and the mask, then take the argmax of the flattened matrix.": (
         "向量化写法：scores = start[:, None] + end[None, :] 是 (T, T) 矩阵；用 torch.triu 和掩码把不合法的"
         "格子（j < i、在上下文之外）设为 -inf，再对展平后的矩阵取 argmax。"
-    ),
-    """
-def my_decode(start_logits, end_logits, context_mask):
-    best, best_pair = float("-inf"), None
-    T = len(start_logits)
-    for i in range(T):
-        for j in range(i, T):                                # end never before start
-            if context_mask[i] and context_mask[j]:          # both ends inside the passage
-                score = float(start_logits[i] + end_logits[j])
-                if score > best:
-                    best, best_pair = score, (i, j)
-    return best_pair
-""": (
-        """
-def my_decode(start_logits, end_logits, context_mask):
-    best, best_pair = float("-inf"), None
-    T = len(start_logits)
-    for i in range(T):
-        for j in range(i, T):                                # 终点绝不在起点之前
-            if context_mask[i] and context_mask[j]:          # 两端都在段落之内
-                score = float(start_logits[i] + end_logits[j])
-                if score > best:
-                    best, best_pair = score, (i, j)
-    return best_pair
-"""
     ),
     # 3. find the bug: the span loss
     "the softmax runs over dim 0, the batch: each position then competes with the same position of the "
@@ -213,16 +174,31 @@ def my_decode(start_logits, end_logits, context_mask):
         "log_softmax(dim=0) 沿列、跨批次做归一化。请用 dim=-1（位置），"
         "或者直接用 F.cross_entropy(start_logits, start_positions)，它沿 dim 1 归一化。"
     ),
-    """
-def my_span_loss(start_logits, end_logits, start_positions, end_positions):
-    # start_logits, end_logits: (B, T); start_positions, end_positions: (B,)
-    log_p_start = start_logits.log_softmax(dim=-1)           # over the T positions of each example
-    log_p_end = end_logits.log_softmax(dim=-1)
-    rows = torch.arange(len(start_positions))                # (B,)
-    nll = -(log_p_start[rows, start_positions] + log_p_end[rows, end_positions]) / 2   # (B,)
-    return nll.mean()
-""": (
-        """
+}
+
+#: Reference solutions with Chinese comments, keyed by exercise name (``ex.NAME``); the code itself
+#: is the English solution's (a test checks that only comments differ).
+SOLUTIONS: dict[str, str] = {
+    "align_labels": """
+def my_align(pieces_per_word, tag_ids):
+    labels = [-100]                                          # [CLS]
+    for pieces, tag in zip(pieces_per_word, tag_ids):
+        labels += [tag] + [-100] * (len(pieces) - 1)         # 只标第一个子词
+    return labels + [-100]                                   # [SEP]
+""",
+    "decode_span": """
+def my_decode(start_logits, end_logits, context_mask):
+    best, best_pair = float("-inf"), None
+    T = len(start_logits)
+    for i in range(T):
+        for j in range(i, T):                                # 终点绝不在起点之前
+            if context_mask[i] and context_mask[j]:          # 两端都在段落之内
+                score = float(start_logits[i] + end_logits[j])
+                if score > best:
+                    best, best_pair = score, (i, j)
+    return best_pair
+""",
+    "fix_span_loss": """
 def my_span_loss(start_logits, end_logits, start_positions, end_positions):
     # start_logits, end_logits：(B, T)；start_positions, end_positions：(B,)
     log_p_start = start_logits.log_softmax(dim=-1)           # 在每个样本的 T 个位置上
@@ -230,6 +206,5 @@ def my_span_loss(start_logits, end_logits, start_positions, end_positions):
     rows = torch.arange(len(start_positions))                # (B,)
     nll = -(log_p_start[rows, start_positions] + log_p_end[rows, end_positions]) / 2   # (B,)
     return nll.mean()
-"""
-    ),
+""",
 }

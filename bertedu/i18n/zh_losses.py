@@ -1,8 +1,9 @@
 """Chinese (简体中文) messages of the exercises of notebook 04 (the MLM and NSP losses).
 
 Part of the catalog of :mod:`bertedu.i18n.zh` (same rules: keys are the English templates exactly as written in the
-code, values keep every ``{placeholder}`` and use the terms of docs/glossary.md; solution code differs only in
-its comments). Listed in ``bertedu.i18n.CATALOG_MODULES``.
+code, values keep every ``{placeholder}`` and use the terms of docs/glossary.md).
+``SOLUTIONS`` holds the reference solutions with Chinese comments, keyed by exercise name (the code
+itself must not differ). Listed in ``bertedu.i18n.CATALOG_MODULES``.
 """
 
 from __future__ import annotations
@@ -50,23 +51,6 @@ MESSAGES: dict[str, str] = {
     ),
     "For a row of logits z and label y: -log p_y = log(Σ_v exp z_v) - z_y. Average the three values.": (
         "对一行 logits z 和标签 y：-log p_y = log(Σ_v exp z_v) - z_y。把三个值求平均。"
-    ),
-    """
-import numpy as np
-z, y = (t.numpy() for t in ex.mlm_by_hand_data())       # (2, 3, 4), (2, 3)
-keep = y != -100                                        # (2, 3) the masked positions
-z, y = z[keep].astype(np.float64), y[keep]              # (3, 4), (3,)
-log_p = z - np.log(np.exp(z).sum(axis=-1, keepdims=True))   # log softmax over the vocabulary
-answer = float(-log_p[np.arange(len(y)), y].mean())
-""": (
-        """
-import numpy as np
-z, y = (t.numpy() for t in ex.mlm_by_hand_data())       # (2, 3, 4), (2, 3)
-keep = y != -100                                        # (2, 3) 被掩码的位置
-z, y = z[keep].astype(np.float64), y[keep]              # (3, 4), (3,)
-log_p = z - np.log(np.exp(z).sum(axis=-1, keepdims=True))   # 在词表上做 log softmax
-answer = float(-log_p[np.arange(len(y)), y].mean())
-"""
     ),
     "mixed": "混合",
     "all IsNext": "全为 IsNext 句对",
@@ -116,17 +100,6 @@ answer = float(-log_p[np.arange(len(y)), y].mean())
     "NSP has no 'padding' class to skip: every pair is a real example. Drop the ignore_index argument.": (
         "NSP 没有需要跳过的“填充”类别：每一对都是真实的样本。去掉 ignore_index 参数。"
     ),
-    """
-def my_nsp_loss(logits, labels):
-    # logits (B, 2): column 0 scores IsNext, column 1 NotNext; labels (B,): 0 = IsNext, 1 = NotNext
-    return F.cross_entropy(logits, labels)   # every pair counts: no ignore_index
-""": (
-        """
-def my_nsp_loss(logits, labels):
-    # logits (B, 2)：第 0 列给 IsNext 打分，第 1 列给 NotNext；labels (B,)：0 = IsNext，1 = NotNext
-    return F.cross_entropy(logits, labels)   # 每一对都算数：不要 ignore_index
-"""
-    ),
     "almost: right whenever something is masked, but a batch without any masked token gives nan (0 / 0), "
     "which would poison training. Divide by the number of masked positions clamped to at least 1, so "
     "such a batch gives 0, as bertedu.losses.mlm_loss does.": (
@@ -161,23 +134,6 @@ def my_nsp_loss(logits, labels):
     ),
     "Divide the sum by (labels != -100).sum(), clamped to at least 1 so that an empty batch gives 0.": (
         "把总和除以 (labels != -100).sum()，并限制为至少 1，这样空批次就得到 0。"
-    ),
-    """
-def my_mlm_loss(logits, labels):
-    V = logits.size(-1)
-    per_position = F.cross_entropy(logits.reshape(-1, V), labels.reshape(-1),
-                                   ignore_index=-100, reduction="none")       # (B*T,), 0 where ignored
-    n_masked = (labels != -100).sum().clamp(min=1)                            # 0 masked -> loss 0, not nan
-    return per_position.sum() / n_masked
-""": (
-        """
-def my_mlm_loss(logits, labels):
-    V = logits.size(-1)
-    per_position = F.cross_entropy(logits.reshape(-1, V), labels.reshape(-1),
-                                   ignore_index=-100, reduction="none")       # (B*T,)，被忽略处为 0
-    n_masked = (labels != -100).sum().clamp(min=1)                            # 没有掩码 -> 损失为 0，而不是 nan
-    return per_position.sum() / n_masked
-"""
     ),
     "name the vocabulary projection `decoder` (an nn.Linear(H, V) whose weight is E).": (
         "请把词表投影命名为 `decoder`（一个权重为 E 的 nn.Linear(H, V)）。"
@@ -244,55 +200,6 @@ def my_mlm_loss(logits, labels):
         "再 `self.decoder.weight = word_embeddings.weight`。偏置："
         "`self.bias = nn.Parameter(torch.zeros(V))`。"
     ),
-    """
-class Transform(nn.Module):
-    def __init__(self, config):
-        super().__init__()
-        self.dense = nn.Linear(config.hidden_size, config.hidden_size)
-        self.LayerNorm = nn.LayerNorm(config.hidden_size, eps=config.layer_norm_eps)
-
-    def forward(self, h):
-        return self.LayerNorm(F.gelu(self.dense(h)))                  # (..., H)
-
-
-class MLMHead(nn.Module):
-    def __init__(self, config, word_embeddings):
-        super().__init__()
-        self.transform = Transform(config)
-        self.decoder = nn.Linear(config.hidden_size, config.vocab_size, bias=False)
-        self.decoder.weight = word_embeddings.weight                  # tied: the same Parameter (V, H)
-        self.bias = nn.Parameter(torch.zeros(config.vocab_size))      # (V,)
-
-    def forward(self, h):
-        return self.decoder(self.transform(h)) + self.bias            # (..., V) = transform(h) · Eᵀ + b
-
-ex.mlm_head.check(MLMHead)
-""": (
-        """
-class Transform(nn.Module):
-    def __init__(self, config):
-        super().__init__()
-        self.dense = nn.Linear(config.hidden_size, config.hidden_size)
-        self.LayerNorm = nn.LayerNorm(config.hidden_size, eps=config.layer_norm_eps)
-
-    def forward(self, h):
-        return self.LayerNorm(F.gelu(self.dense(h)))                  # (..., H)
-
-
-class MLMHead(nn.Module):
-    def __init__(self, config, word_embeddings):
-        super().__init__()
-        self.transform = Transform(config)
-        self.decoder = nn.Linear(config.hidden_size, config.vocab_size, bias=False)
-        self.decoder.weight = word_embeddings.weight                  # 绑定：同一个 Parameter (V, H)
-        self.bias = nn.Parameter(torch.zeros(config.vocab_size))      # (V,)
-
-    def forward(self, h):
-        return self.decoder(self.transform(h)) + self.bias            # (..., V) = transform(h) · Eᵀ + b
-
-ex.mlm_head.check(MLMHead)
-"""
-    ),
     "return a tuple (sentence_a, sentence_b, label).": ("请返回一个 tuple (sentence_a, sentence_b, label)。"),
     "sentence_a and sentence_b must be sentences of `documents` (strings), unchanged.": (
         "sentence_a 和 sentence_b 必须是 `documents` 里的句子（字符串），原样不变。"
@@ -342,22 +249,57 @@ ex.mlm_head.check(MLMHead)
         "`if rng.random() < 0.5:` B = doc[i + 1]，标签 0。"
         "否则用 rng.randrange 另挑一篇文档（不能是同一篇！），取其中一个随机句子，标签 1。"
     ),
-    """
-def sample_nsp_pair(documents, rng):
-    d = rng.randrange(len(documents))
-    while len(documents[d]) < 2:                                # A needs a next sentence
-        d = rng.randrange(len(documents))
-    i = rng.randrange(len(documents[d]) - 1)
-    a = documents[d][i]
-    if rng.random() < 0.5:
-        return a, documents[d][i + 1], 0                        # IsNext (Hugging Face: label 0)
-    other = rng.randrange(len(documents) - 1)
-    other = other + (other >= d)                                # any document but d
-    return a, rng.choice(documents[other]), 1                   # NotNext (label 1)
+}
 
-ex.nsp_sampler.check(sample_nsp_pair)
-""": (
-        """
+#: Reference solutions with Chinese comments, keyed by exercise name (``ex.NAME``); the code itself
+#: is the English solution's (a test checks that only comments differ).
+SOLUTIONS: dict[str, str] = {
+    "mlm_by_hand": """
+import numpy as np
+z, y = (t.numpy() for t in ex.mlm_by_hand_data())       # (2, 3, 4), (2, 3)
+keep = y != -100                                        # (2, 3) 被掩码的位置
+z, y = z[keep].astype(np.float64), y[keep]              # (3, 4), (3,)
+log_p = z - np.log(np.exp(z).sum(axis=-1, keepdims=True))   # 在词表上做 log softmax
+answer = float(-log_p[np.arange(len(y)), y].mean())
+""",
+    "fix_nsp_loss": """
+def my_nsp_loss(logits, labels):
+    # logits (B, 2)：第 0 列给 IsNext 打分，第 1 列给 NotNext；labels (B,)：0 = IsNext，1 = NotNext
+    return F.cross_entropy(logits, labels)   # 每一对都算数：不要 ignore_index
+""",
+    "fix_mlm_average": """
+def my_mlm_loss(logits, labels):
+    V = logits.size(-1)
+    per_position = F.cross_entropy(logits.reshape(-1, V), labels.reshape(-1),
+                                   ignore_index=-100, reduction="none")       # (B*T,)，被忽略处为 0
+    n_masked = (labels != -100).sum().clamp(min=1)                            # 没有掩码 -> 损失为 0，而不是 nan
+    return per_position.sum() / n_masked
+""",
+    "mlm_head": """
+class Transform(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.dense = nn.Linear(config.hidden_size, config.hidden_size)
+        self.LayerNorm = nn.LayerNorm(config.hidden_size, eps=config.layer_norm_eps)
+
+    def forward(self, h):
+        return self.LayerNorm(F.gelu(self.dense(h)))                  # (..., H)
+
+
+class MLMHead(nn.Module):
+    def __init__(self, config, word_embeddings):
+        super().__init__()
+        self.transform = Transform(config)
+        self.decoder = nn.Linear(config.hidden_size, config.vocab_size, bias=False)
+        self.decoder.weight = word_embeddings.weight                  # 绑定：同一个 Parameter (V, H)
+        self.bias = nn.Parameter(torch.zeros(config.vocab_size))      # (V,)
+
+    def forward(self, h):
+        return self.decoder(self.transform(h)) + self.bias            # (..., V) = transform(h) · Eᵀ + b
+
+ex.mlm_head.check(MLMHead)
+""",
+    "nsp_sampler": """
 def sample_nsp_pair(documents, rng):
     d = rng.randrange(len(documents))
     while len(documents[d]) < 2:                                # A 需要有下一句
@@ -371,6 +313,5 @@ def sample_nsp_pair(documents, rng):
     return a, rng.choice(documents[other]), 1                   # NotNext（标签 1）
 
 ex.nsp_sampler.check(sample_nsp_pair)
-"""
-    ),
+""",
 }

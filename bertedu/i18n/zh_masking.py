@@ -1,8 +1,9 @@
 """Chinese (简体中文) messages of the exercises of notebook 03 (the masking strategy).
 
 Part of the catalog of :mod:`bertedu.i18n.zh` (same rules: keys are the English templates exactly as written in the
-code, values keep every ``{placeholder}`` and use the terms of docs/glossary.md; solution code differs only in
-its comments). Listed in ``bertedu.i18n.CATALOG_MODULES``.
+code, values keep every ``{placeholder}`` and use the terms of docs/glossary.md).
+``SOLUTIONS`` holds the reference solutions with Chinese comments, keyed by exercise name (the code
+itself must not differ). Listed in ``bertedu.i18n.CATALOG_MODULES``.
 """
 
 from __future__ import annotations
@@ -46,23 +47,6 @@ MESSAGES: dict[str, str] = {
     ),
     "Then split the selected ones: 80 % [MASK], 10 % random, 10 % unchanged.": (
         "再划分被选中的词元：80 % [MASK]，10 % 随机词元，10 % 保持不变。"
-    ),
-    """
-n = 2000
-selected = 0.15 * n                      # 300 tokens carry a label
-answer = {"[MASK]": 0.8 * selected,      # 240
-          "random": 0.1 * selected,      # 30
-          "unchanged": 0.1 * selected,   # 30
-          "not selected": n - selected}  # 1700
-""": (
-        """
-n = 2000
-selected = 0.15 * n                      # 300 个词元带有标签
-answer = {"[MASK]": 0.8 * selected,      # 240
-          "random": 0.1 * selected,      # 30
-          "unchanged": 0.1 * selected,   # 30
-          "not selected": n - selected}  # 1700
-"""
     ),
     "give a whole number of epochs, e.g. answer = 10.": "请给出一个整数轮数，例如 answer = 10。",
     "{answer} is not a whole number: round up to the next full epoch.": (
@@ -151,33 +135,6 @@ answer = {"[MASK]": 0.8 * selected,      # 240
         "构造 `special = torch.isin(input_ids, torch.tensor(tokenizer.all_special_ids))`，"
         "再把 `~special` 与选择结果做 AND。标签用 `torch.where(selected, input_ids, -100)`。"
     ),
-    """
-def my_mask_tokens(input_ids, tokenizer, generator):
-    special = torch.isin(input_ids, torch.tensor(tokenizer.all_special_ids))       # (B, T) never selected
-    selected = (torch.rand(input_ids.shape, generator=generator) < 0.15) & ~special
-    labels = torch.where(selected, input_ids, -100)                                 # -100 = ignored by the loss
-    action = torch.rand(input_ids.shape, generator=generator)
-    masked_ids = input_ids.clone()
-    masked_ids[selected & (action < 0.8)] = tokenizer.mask_token_id
-    random_ids = torch.randint(tokenizer.vocab_size, input_ids.shape, generator=generator)
-    swap = selected & (action >= 0.8) & (action < 0.9)
-    masked_ids[swap] = random_ids[swap]
-    return masked_ids, labels
-""": (
-        """
-def my_mask_tokens(input_ids, tokenizer, generator):
-    special = torch.isin(input_ids, torch.tensor(tokenizer.all_special_ids))       # (B, T) 永远不会被选中
-    selected = (torch.rand(input_ids.shape, generator=generator) < 0.15) & ~special
-    labels = torch.where(selected, input_ids, -100)                                 # -100 = 损失会忽略
-    action = torch.rand(input_ids.shape, generator=generator)
-    masked_ids = input_ids.clone()
-    masked_ids[selected & (action < 0.8)] = tokenizer.mask_token_id
-    random_ids = torch.randint(tokenizer.vocab_size, input_ids.shape, generator=generator)
-    swap = selected & (action >= 0.8) & (action < 0.9)
-    masked_ids[swap] = random_ids[swap]
-    return masked_ids, labels
-"""
-    ),
     "every selected token became [MASK]. BERT replaces only 80 % of them by [MASK], 10 % by a random "
     "token and keeps 10 % unchanged: [MASK] never occurs when the model is fine-tuned, so the model must "
     "also predict tokens it can see (and cannot trust any input token blindly).": (
@@ -206,22 +163,33 @@ def my_mask_tokens(input_ids, tokenizer, generator):
         "0.8 … 0.9 → 随机 id（torch.randint(tokenizer.vocab_size, ...)），≥ 0.9 → 保持不变。标签："
         "`torch.where(selected, input_ids, -100)`。"
     ),
-    """
-def mask_tokens(input_ids, tokenizer, generator):
-    special = torch.isin(input_ids, torch.tensor(tokenizer.all_special_ids))        # (B, T): never selected
+}
+
+#: Reference solutions with Chinese comments, keyed by exercise name (``ex.NAME``); the code itself
+#: is the English solution's (a test checks that only comments differ).
+SOLUTIONS: dict[str, str] = {
+    "expected_counts": """
+n = 2000
+selected = 0.15 * n                      # 300 个词元带有标签
+answer = {"[MASK]": 0.8 * selected,      # 240
+          "random": 0.1 * selected,      # 30
+          "unchanged": 0.1 * selected,   # 30
+          "not selected": n - selected}  # 1700
+""",
+    "fix_masking": """
+def my_mask_tokens(input_ids, tokenizer, generator):
+    special = torch.isin(input_ids, torch.tensor(tokenizer.all_special_ids))       # (B, T) 永远不会被选中
     selected = (torch.rand(input_ids.shape, generator=generator) < 0.15) & ~special
-    labels = torch.where(selected, input_ids, -100)                                  # -100: ignored by the loss
-    action = torch.rand(input_ids.shape, generator=generator)                        # 80 / 10 / 10
-    masked_ids = input_ids.clone()                                                   # never change the input
+    labels = torch.where(selected, input_ids, -100)                                 # -100 = 损失会忽略
+    action = torch.rand(input_ids.shape, generator=generator)
+    masked_ids = input_ids.clone()
     masked_ids[selected & (action < 0.8)] = tokenizer.mask_token_id
     random_ids = torch.randint(tokenizer.vocab_size, input_ids.shape, generator=generator)
     swap = selected & (action >= 0.8) & (action < 0.9)
     masked_ids[swap] = random_ids[swap]
     return masked_ids, labels
-
-ex.masking_function.check(mask_tokens)
-""": (
-        """
+""",
+    "masking_function": """
 def mask_tokens(input_ids, tokenizer, generator):
     special = torch.isin(input_ids, torch.tensor(tokenizer.all_special_ids))        # (B, T)：永远不会被选中
     selected = (torch.rand(input_ids.shape, generator=generator) < 0.15) & ~special
@@ -235,6 +203,5 @@ def mask_tokens(input_ids, tokenizer, generator):
     return masked_ids, labels
 
 ex.masking_function.check(mask_tokens)
-"""
-    ),
+""",
 }

@@ -1,8 +1,9 @@
 """Chinese (简体中文) messages of the exercises of notebook 06 (mini-pretraining).
 
 Part of the catalog of :mod:`bertedu.i18n.zh` (same rules: keys are the English templates exactly as written in the
-code, values keep every ``{placeholder}`` and use the terms of docs/glossary.md; solution code differs only in
-its comments). Listed in ``bertedu.i18n.CATALOG_MODULES``.
+code, values keep every ``{placeholder}`` and use the terms of docs/glossary.md).
+``SOLUTIONS`` holds the reference solutions with Chinese comments, keyed by exercise name (the code
+itself must not differ). Listed in ``bertedu.i18n.CATALOG_MODULES``.
 """
 
 from __future__ import annotations
@@ -65,17 +66,6 @@ MESSAGES: dict[str, str] = {
     "After the warm-up the factor is (1000 - step) / (1000 - 100): 1 at step 100, 0 at step 1000.": (
         "预热之后，系数是 (1000 - step) / (1000 - 100)：第 100 步为 1，第 1000 步为 0。"
     ),
-    """
-def lr_at(step, peak=1e-3, warmup=100, total=1000):
-    if step < warmup:
-        return peak * (step + 1) / warmup                          # linear warm-up
-    return peak * max(0.0, (total - step) / (total - warmup))       # linear decay to 0
-""": """
-def lr_at(step, peak=1e-3, warmup=100, total=1000):
-    if step < warmup:
-        return peak * (step + 1) / warmup                          # 线性预热
-    return peak * max(0.0, (total - step) / (total - warmup))       # 线性衰减到 0
-""",
     # 2. Find the bug: evaluation with dropout left on
     "return the predicted word as a string, e.g. 'meat' (use tokenizer.convert_ids_to_tokens).": (
         "请把预测的单词作为字符串返回，例如 'meat'（用 tokenizer.convert_ids_to_tokens）。"
@@ -105,23 +95,6 @@ def lr_at(step, peak=1e-3, warmup=100, total=1000):
     "identity.": (
         "在前向传播之前调用 model.eval()（并把它放进 torch.no_grad() 里）；这时 dropout 就是恒等映射。"
     ),
-    """
-def top1_word(model, tokenizer, sentence):
-    model.eval()                                   # dropout off: the prediction is deterministic
-    with torch.no_grad():                          # no graph: faster, less memory
-        enc = tokenizer(sentence, return_tensors="pt")
-        logits = model(**enc).prediction_logits[0]                   # (T, V)
-        position = enc["input_ids"][0].tolist().index(tokenizer.mask_token_id)
-        return tokenizer.convert_ids_to_tokens(int(logits[position].argmax()))
-""": """
-def top1_word(model, tokenizer, sentence):
-    model.eval()                                   # 关闭 dropout：预测是确定的
-    with torch.no_grad():                          # 不构建计算图：更快，更省内存
-        enc = tokenizer(sentence, return_tensors="pt")
-        logits = model(**enc).prediction_logits[0]                   # (T, V)
-        position = enc["input_ids"][0].tolist().index(tokenizer.mask_token_id)
-        return tokenizer.convert_ids_to_tokens(int(logits[position].argmax()))
-""",
     # 3. Write the function: one pretraining step
     "training_step returned {type}; return the batch's loss as a number (loss.item()).": (
         "training_step 返回了 {type}；请把这个批次的损失作为一个数返回（loss.item()）。"
@@ -183,19 +156,27 @@ def top1_word(model, tokenizer, sentence):
         "`torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)`、`optimizer.step()`、"
         "`scheduler.step()`。"
     ),
-    """
-def training_step(model, batch, optimizer, scheduler, max_grad_norm):
-    model.train()                                         # dropout on
-    out = model(**batch)                                  # out.loss = L_MLM + L_NSP
-    optimizer.zero_grad()                                 # forget the previous step's gradients
-    out.loss.backward()                                   # gradients of this batch
-    torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)   # global norm <= 1
-    optimizer.step()                                      # AdamW update
-    scheduler.step()                                      # next learning rate (warm-up, then decay)
-    return out.loss.item()
+}
 
-ex.training_step.check(training_step)
-""": """
+#: Reference solutions with Chinese comments, keyed by exercise name (``ex.NAME``); the code itself
+#: is the English solution's (a test checks that only comments differ).
+SOLUTIONS: dict[str, str] = {
+    "lr_schedule": """
+def lr_at(step, peak=1e-3, warmup=100, total=1000):
+    if step < warmup:
+        return peak * (step + 1) / warmup                          # 线性预热
+    return peak * max(0.0, (total - step) / (total - warmup))       # 线性衰减到 0
+""",
+    "fix_eval_dropout": """
+def top1_word(model, tokenizer, sentence):
+    model.eval()                                   # 关闭 dropout：预测是确定的
+    with torch.no_grad():                          # 不构建计算图：更快，更省内存
+        enc = tokenizer(sentence, return_tensors="pt")
+        logits = model(**enc).prediction_logits[0]                   # (T, V)
+        position = enc["input_ids"][0].tolist().index(tokenizer.mask_token_id)
+        return tokenizer.convert_ids_to_tokens(int(logits[position].argmax()))
+""",
+    "training_step": """
 def training_step(model, batch, optimizer, scheduler, max_grad_norm):
     model.train()                                         # 打开 dropout
     out = model(**batch)                                  # out.loss = L_MLM + L_NSP

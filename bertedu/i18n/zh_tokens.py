@@ -1,8 +1,9 @@
 """Chinese (简体中文) messages of the exercises of notebook 02 (tokens and embeddings).
 
 Part of the catalog of :mod:`bertedu.i18n.zh` (same rules: keys are the English templates exactly as written in the
-code, values keep every ``{placeholder}`` and use the terms of docs/glossary.md; solution code differs only in
-its comments). Listed in ``bertedu.i18n.CATALOG_MODULES``.
+code, values keep every ``{placeholder}`` and use the terms of docs/glossary.md).
+``SOLUTIONS`` holds the reference solutions with Chinese comments, keyed by exercise name (the code
+itself must not differ). Listed in ``bertedu.i18n.CATALOG_MODULES``.
 """
 
 from __future__ import annotations
@@ -58,43 +59,6 @@ MESSAGES: dict[str, str] = {
     "If no candidate matches at some `start`, return `['[UNK]']` at once: the whole word is unknown.": (
         "如果在某个 `start` 处没有候选能匹配，立刻返回 `['[UNK]']`：整个单词都是未知的。"
     ),
-    """
-def wordpiece(word, vocab):
-    pieces, start = [], 0
-    while start < len(word):
-        end = len(word)
-        while end > start:                                  # longest candidate first
-            piece = word[start:end] if start == 0 else "##" + word[start:end]
-            if piece in vocab:
-                break
-            end -= 1
-        else:
-            return ["[UNK]"]                                # nothing matches: the whole word is unknown
-        pieces.append(piece)
-        start = end
-    return pieces
-
-ex.wordpiece.check(wordpiece)
-""": (
-        """
-def wordpiece(word, vocab):
-    pieces, start = [], 0
-    while start < len(word):
-        end = len(word)
-        while end > start:                                  # 最长的候选优先
-            piece = word[start:end] if start == 0 else "##" + word[start:end]
-            if piece in vocab:
-                break
-            end -= 1
-        else:
-            return ["[UNK]"]                                # 什么都匹配不到：整个单词都是未知的
-        pieces.append(piece)
-        start = end
-    return pieces
-
-ex.wordpiece.check(wordpiece)
-"""
-    ),
     "your function returned None: it must return a list of segment ids.": (
         "你的函数返回了 None：它必须返回一个句段 id 列表。"
     ),
@@ -131,29 +95,6 @@ ex.wordpiece.check(wordpiece)
     ),
     "Append the id *before* you switch: the first [SEP] closes sentence A. [PAD] gets 0.": (
         "先追加 id，*再*切换：第一个 [SEP] 是句子 A 的结尾。[PAD] 得到 0。"
-    ),
-    """
-def segment_ids(tokens):
-    ids, segment = [], 0
-    for token in tokens:
-        ids.append(0 if token == "[PAD]" else segment)
-        if token == "[SEP]":
-            segment = 1          # everything after the first [SEP] is sentence B
-    return ids
-
-ex.segment_ids.check(segment_ids)
-""": (
-        """
-def segment_ids(tokens):
-    ids, segment = [], 0
-    for token in tokens:
-        ids.append(0 if token == "[PAD]" else segment)
-        if token == "[SEP]":
-            segment = 1          # 第一个 [SEP] 之后都是句子 B
-    return ids
-
-ex.segment_ids.check(segment_ids)
-"""
     ),
     "the position ids start at 1: the first token ([CLS]) must use row 0 of W_position (positions 0 … "
     "T−1, like BertEmbeddings' position_ids)": (
@@ -273,27 +214,41 @@ ex.segment_ids.check(segment_ids)
         "位置是 0 … T−1：`torch.arange(input_ids.size(1))`。"
         "没有传 token_type_ids 就相当于 `torch.zeros_like(input_ids)`。"
     ),
-    """
-class Embeddings(nn.Module):
-    def __init__(self, config):
-        super().__init__()
-        self.word_embeddings = nn.Embedding(config.vocab_size, config.hidden_size, padding_idx=config.pad_token_id)
-        self.position_embeddings = nn.Embedding(config.max_position_embeddings, config.hidden_size)
-        self.token_type_embeddings = nn.Embedding(config.type_vocab_size, config.hidden_size)
-        self.LayerNorm = nn.LayerNorm(config.hidden_size, eps=config.layer_norm_eps)   # BERT: 1e-12
-        self.dropout = nn.Dropout(config.hidden_dropout_prob)
+}
 
-    def forward(self, input_ids, token_type_ids=None):
-        if token_type_ids is None:
-            token_type_ids = torch.zeros_like(input_ids)                # one segment: all sentence A
-        positions = torch.arange(input_ids.size(1), device=input_ids.device)   # 0, 1, ..., T-1
-        h = (self.word_embeddings(input_ids) + self.position_embeddings(positions)
-             + self.token_type_embeddings(token_type_ids))              # (B, T, H)
-        return self.dropout(self.LayerNorm(h))
+#: Reference solutions with Chinese comments, keyed by exercise name (``ex.NAME``); the code itself
+#: is the English solution's (a test checks that only comments differ).
+SOLUTIONS: dict[str, str] = {
+    "wordpiece": """
+def wordpiece(word, vocab):
+    pieces, start = [], 0
+    while start < len(word):
+        end = len(word)
+        while end > start:                                  # 最长的候选优先
+            piece = word[start:end] if start == 0 else "##" + word[start:end]
+            if piece in vocab:
+                break
+            end -= 1
+        else:
+            return ["[UNK]"]                                # 什么都匹配不到：整个单词都是未知的
+        pieces.append(piece)
+        start = end
+    return pieces
 
-ex.embeddings_layer.check(Embeddings)
-""": (
-        """
+ex.wordpiece.check(wordpiece)
+""",
+    "segment_ids": """
+def segment_ids(tokens):
+    ids, segment = [], 0
+    for token in tokens:
+        ids.append(0 if token == "[PAD]" else segment)
+        if token == "[SEP]":
+            segment = 1          # 第一个 [SEP] 之后都是句子 B
+    return ids
+
+ex.segment_ids.check(segment_ids)
+""",
+    "embeddings_layer": """
 class Embeddings(nn.Module):
     def __init__(self, config):
         super().__init__()
@@ -312,6 +267,5 @@ class Embeddings(nn.Module):
         return self.dropout(self.LayerNorm(h))
 
 ex.embeddings_layer.check(Embeddings)
-"""
-    ),
+""",
 }

@@ -1,29 +1,31 @@
-"""Languages of the quiz: the current language, bilingual text lookup and every UI string.
+"""The quiz's words: bilingual text lookup and every UI string.
 
-The course speaks English (``en``, the default) and Simplified Chinese (``zh``). The current language
-comes from :func:`set_language`, else from the environment variable ``BERTEDU_LANG``, else English.
-Every string a quiz widget shows is in :data:`UI` in both languages (a test checks this), and every
-string of a question bank is a ``{en: ..., zh: ...}`` mapping.
+The course speaks English (``en``, the default) and Simplified Chinese (``zh``). The current language is the
+course's one setting, owned by :mod:`bertedu.i18n` (:func:`set_language`, else the environment variable
+``BERTEDU_LANG``, else English); this module re-exports it for the quiz. Every string a quiz widget shows is
+in :data:`UI` in both languages (a test checks this), and every string of a question bank is a
+``{en: ..., zh: ...}`` mapping.
 
 Introduced in notebook 00.
 """
 
 from __future__ import annotations
 
-import os
-import warnings
-import weakref
 from collections.abc import Mapping
 
-LANGUAGES: tuple[str, ...] = ("en", "zh")
-DEFAULT_LANGUAGE = "en"
-ENV_VAR = "BERTEDU_LANG"
+from bertedu import i18n as _course
+from bertedu.i18n import (  # noqa: F401 (re-exported: the quiz reads the course's language from here)
+    DEFAULT_LANGUAGE,
+    ENV_VAR,
+    LANGUAGES,
+    get_language,
+    normalize_language,
+    register,
+    resolve,
+)
 
 #: Button labels of the per-widget language toggle (EN / 中文).
 LANGUAGE_LABELS: dict[str, str] = {"en": "EN", "zh": "中文"}
-
-_current: str | None = None  # set by set_language(); None means "ask the environment"
-_listeners: weakref.WeakSet = weakref.WeakSet()  # live widgets, re-rendered by set_language()
 
 # Every UI string, in both languages. Placeholders use str.format names.
 UI: dict[str, dict[str, str]] = {
@@ -166,60 +168,14 @@ DECK_TITLES: dict[str, dict[str, str]] = {
 }
 
 
-def normalize_language(lang: str) -> str:
-    """Map ``"en"``, ``"EN"``, ``"en_US"``, ``"zh"``, ``"zh-CN"``, ``"zh_Hans"``, ``"中文"`` ... to ``en`` / ``zh``.
-
-    Raises ``ValueError`` for anything else. Introduced in notebook 00.
-    """
-    if not isinstance(lang, str):
-        raise ValueError(f"A language is a string such as 'en' or 'zh', got {lang!r}.")
-    key = lang.strip().lower().replace("_", "-")
-    if key in ("中文", "cn", "chinese") or key.split("-")[0] == "zh":
-        return "zh"
-    if key in ("english",) or key.split("-")[0] == "en":
-        return "en"
-    raise ValueError(f"Unknown language {lang!r}: the quiz speaks {', '.join(LANGUAGES)} (English, Chinese).")
-
-
-def get_language() -> str:
-    """The current quiz language: set by :func:`set_language`, else ``$BERTEDU_LANG``, else ``"en"``.
-
-    Introduced in notebook 00.
-    """
-    if _current is not None:
-        return _current
-    env = os.environ.get(ENV_VAR, "").strip()
-    if not env:
-        return DEFAULT_LANGUAGE
-    try:
-        return normalize_language(env)
-    except ValueError:
-        warnings.warn(f"{ENV_VAR}={env!r} is not a language the quiz knows; using English.", stacklevel=2)
-        return DEFAULT_LANGUAGE
-
-
 def set_language(lang: str | None) -> str:
-    """Switch every quiz widget, live ones included, to ``lang`` (``"en"`` or ``"zh"``).
+    """Switch the course, every quiz widget included (live ones too), to ``lang`` (``"en"`` or ``"zh"``).
 
-    ``None`` forgets the choice and falls back to ``$BERTEDU_LANG`` / English. Returns the language now
-    in use. Introduced in notebook 00.
+    :func:`bertedu.i18n.set_language`, returning the language now in use. ``None`` forgets the choice and
+    falls back to ``$BERTEDU_LANG`` / English. Introduced in notebook 00.
     """
-    global _current
-    _current = None if lang is None else normalize_language(lang)
-    now = get_language()
-    for widget in list(_listeners):
-        widget._follow_global_language()
-    return now
-
-
-def register(widget: object) -> None:
-    """Remember a live widget so :func:`set_language` can re-render it (held weakly)."""
-    _listeners.add(widget)
-
-
-def resolve(lang: str | None) -> str:
-    """``lang`` normalised, or the current language when ``lang`` is ``None``."""
-    return get_language() if lang is None else normalize_language(lang)
+    _course.set_language(lang)
+    return get_language()
 
 
 def pick(text: Mapping[str, str] | str | None, lang: str | None = None) -> str:

@@ -36,11 +36,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bertedu.files import atomic_write, atomic_write_text
 from bertedu.quiz.banks import Question, bank_names, load_bank
 from bertedu.quiz.core import blank_title, format_number, grade_blank, normalize_text, parse_number
 from bertedu.quiz.render import plain_text
 from bertedu.quiz.store import VERSION, data_problem
-from bertedu.utils import atomic_write, atomic_write_text
 
 CSV_NAME = "class_report.csv"
 MARKDOWN_NAME = "class_report.md"

@@ -7,7 +7,7 @@ into the blanks); for each flashcard whether it was last marked known.
 Nothing is lost when several notebooks or processes answer at once: every change takes a lock
 (``progress.json.lock``, through :mod:`filelock`, which works on Linux, macOS and Windows), re-reads the
 file, applies its own change to what is there now, and writes the file atomically
-(:func:`bertedu.utils.atomic_write_json`), so a crash never leaves half a file.
+(:func:`bertedu.files.atomic_write_json`), so a crash never leaves half a file.
 
 A damaged file never blocks the quizzes. The whole file is validated when it is read (types, ranges,
 finite numbers). A file that fails is never thrown away: it is renamed
@@ -47,8 +47,8 @@ from typing import Any
 
 import filelock
 
+from bertedu.files import atomic_write_json
 from bertedu.quiz.i18n import pick
-from bertedu.utils import atomic_write_json
 
 ENV_HOME = "BERTEDU_HOME"
 FILE_NAME = "progress.json"

@@ -14,7 +14,7 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import numpy as np
 
-from ..utils import atomic_write, atomic_write_text
+from ..files import atomic_write, atomic_write_text
 from ._core import check_tokens, real_positions, sentence_b_start, stack_attentions, to_numpy
 
 FIGURE_FORMATS = ("png", "svg", "pdf")

@@ -19,7 +19,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 import export_html  # noqa: E402
 from lab_server import CHROMIUM_ARGS  # noqa: E402  (no background requests: the machine has no network)
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.integration]  # a JupyterLab server and Chromium
 
 NOTEBOOK = ROOT / "notebooks" / "01_self_attention_by_hand.ipynb"
 DONE_JS = """() => window.MathJax !== undefined && MathJax.Hub !== undefined && MathJax.Hub.queue !== undefined

@@ -27,7 +27,7 @@ from bertedu.quiz import load_bank
 from bertedu.quiz.core import correct_answer, format_number
 from bertedu.quiz.render import plain_text
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.integration]  # a JupyterLab server and Chromium
 
 BANK = "00_welcome"
 

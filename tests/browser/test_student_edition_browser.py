@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import build_student  # noqa: E402
 from lab_server import CHROMIUM_ARGS, SERVER_START_TIMEOUT, LabServer, _free_port, _stop_lab  # noqa: E402
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.integration]  # a JupyterLab server and Chromium
 
 NB01 = "01_self_attention_by_hand.ipynb"
 NB11 = "11_capstone.ipynb"

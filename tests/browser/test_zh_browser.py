@@ -26,7 +26,7 @@ from nbformat.v4 import new_code_cell, new_markdown_cell
 from bertedu.quiz import load_bank
 from bertedu.quiz.render import plain_text
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.integration]  # a JupyterLab server and Chromium
 
 ROOT = Path(__file__).resolve().parents[2]
 ZH_00 = ROOT / "notebooks" / "zh" / "00_welcome.ipynb"
