@@ -21,10 +21,11 @@ processes from writing, or reading while another writes, the same checkpoint.
 
 Several processes (``torchrun``, :mod:`bertedu.distributed`). Only process 0 writes; the others wait until
 it is done. A checkpoint does not depend on the number of processes (the batch size in its settings is the
-global one), so a run saved by 2 processes resumes with 1 or 4 (:func:`check_resume`).
+global one), so a run saved by 2 processes resumes with 1 or 4.
 
-Before any training, :func:`check_output_dir` refuses a folder checkpoints cannot go to. (Stopping a run on a
-signal, with a checkpoint, is the training loop's job: :class:`bertedu.pretrain.StopOnSignal`.)
+Before any training, :func:`prepare_output` decides whether a run may start in a folder, continue the one saved
+there, or neither. (Stopping a run on a signal, with a checkpoint, is the training loop's job:
+:class:`bertedu.pretrain.StopOnSignal`.)
 
 Used by :mod:`bertedu.pretrain` (notebook 06).
 """
@@ -176,6 +177,31 @@ def save_checkpoint(
     return write_directory_atomically(directory, fill, is_complete=is_checkpoint, what="the checkpoint")
 
 
+_DAMAGED = "is damaged ({}). Delete the folder and train again, or resume from another checkpoint."
+
+
+def _read_trainer_state(directory: Path) -> dict[str, Any]:
+    """``trainer_state.json`` of the checkpoint in ``directory`` (``ValueError`` naming it if it is damaged)."""
+    trainer_file = directory / TRAINER_STATE_NAME
+    try:
+        trainer_state = json.loads(trainer_file.read_text(encoding="utf-8"))
+        if not isinstance(trainer_state, dict):
+            raise ValueError(f"a JSON object was expected, found {type(trainer_state).__name__}")
+        if trainer_state.get("format") != CHECKPOINT_FORMAT:
+            raise ValueError(
+                f"it was written in checkpoint format {trainer_state.get('format')!r}; this bertedu reads "
+                f"format {CHECKPOINT_FORMAT}. Retrain, or use the bertedu that wrote it"
+            )
+        if "config" not in trainer_state:
+            raise KeyError("config")
+        trainer_state["step"] = int(trainer_state["step"])
+        if "history" not in trainer_state:
+            raise KeyError("history")
+    except (ValueError, KeyError, TypeError, UnicodeDecodeError) as err:
+        raise ValueError(f"{trainer_file} " + _DAMAGED.format(err)) from err
+    return trainer_state
+
+
 @dataclass
 class Checkpoint:
     """What :func:`load_checkpoint` read: the model (eval mode), tokenizer, run settings (a dict), step,
@@ -211,33 +237,19 @@ def load_checkpoint(directory: str | os.PathLike) -> Checkpoint:
                 f"No complete checkpoint in {directory} (it needs {CONFIG_NAME}, {WEIGHTS_NAME}, "
                 f"{VOCAB_FILE_NAME}, {TRAINING_STATE_NAME} and {TRAINER_STATE_NAME})."
             )
-        damaged = "is damaged ({}). Delete the folder and train again, or resume from another checkpoint."
-        trainer_file = directory / TRAINER_STATE_NAME
-        try:
-            trainer_state = json.loads(trainer_file.read_text(encoding="utf-8"))
-            if not isinstance(trainer_state, dict):
-                raise ValueError(f"a JSON object was expected, found {type(trainer_state).__name__}")
-            if trainer_state.get("format") != CHECKPOINT_FORMAT:
-                raise ValueError(
-                    f"it was written in checkpoint format {trainer_state.get('format')!r}; this bertedu reads "
-                    f"format {CHECKPOINT_FORMAT}. Retrain, or use the bertedu that wrote it"
-                )
-            run_config, step = trainer_state["config"], int(trainer_state["step"])
-            history = trainer_state["history"]
-        except (ValueError, KeyError, TypeError, UnicodeDecodeError) as err:
-            raise ValueError(f"{trainer_file} " + damaged.format(err)) from err
+        trainer_state = _read_trainer_state(directory)
         try:
             training_state = torch.load(
                 directory / TRAINING_STATE_NAME, map_location="cpu", weights_only=True
             )
         except Exception as err:  # a truncated zip, a pickle that holds more than tensors, ...
-            raise ValueError(f"{directory / TRAINING_STATE_NAME} " + damaged.format(err)) from err
+            raise ValueError(f"{directory / TRAINING_STATE_NAME} " + _DAMAGED.format(err)) from err
         return Checkpoint(
             model=BertForPreTraining.from_pretrained(directory),  # ValueError naming a damaged file
             tokenizer=BertTokenizer.from_file(directory),
-            run_config=run_config,
-            step=step,
-            history=history,
+            run_config=trainer_state["config"],
+            step=trainer_state["step"],
+            history=trainer_state["history"],
             metrics=trainer_state.get("metrics", {}),
             training_state=training_state,
             corpus_sha256=trainer_state.get("corpus_sha256"),
@@ -249,39 +261,26 @@ def load_checkpoint(directory: str | os.PathLike) -> Checkpoint:
 # Where checkpoints go, and whether a run can be resumed
 
 
-def check_resume(
-    output_dir: Path,
-    saved: dict[str, Any],
-    given: dict[str, Any],
-    corpus_sha256: tuple[str | None, str],
-    corpus: str,
-    may_change: tuple[str, ...] = ("grad_accum",),
-) -> None:
-    """``ValueError`` if the run saved in ``output_dir`` with settings ``saved`` cannot be continued with the
-    settings ``given`` (both ``PretrainingConfig.to_dict()``): a setting differs (except those in
-    ``may_change``, which split the same global batch differently), or ``corpus_sha256`` (saved, now) differ.
+def prepare_output(
+    output_dir: str | os.PathLike,
+    settings: dict[str, Any] | None = None,
+    *,
+    resume: bool = False,
+    overwrite: bool = True,
+) -> dict[str, Any] | None:
+    """The one gate before a run writes to ``output_dir`` (:func:`bertedu.pretrain.pretrain`, the command line
+    and :func:`bertedu.course.load_course_model` all pass it): start a new run there, continue the one saved
+    there, or refuse, before any training. First it finishes a save a crash interrupted
+    (:func:`recover_checkpoint`).
+
+    Always refused (``ValueError``): ``""``, ``"."`` or a parent of the working folder (saving replaces the
+    whole folder), a file, an unwritable place, a folder holding files that are not a bertedu checkpoint.
+    ``resume=True``: ``output_dir`` must hold a checkpoint (``FileNotFoundError``) whose saved settings equal
+    ``settings`` (``PretrainingConfig`` fields, all or some; ``grad_accum`` and the number of processes are
+    not settings and may change); returns the saved settings. ``resume=False``: a new run; a checkpoint
+    already there is replaced only if ``overwrite``; returns ``None``. Introduced in notebook 06.
     """
-    diffs = ", ".join(
-        f"{k}: {saved[k]!r} saved vs {given[k]!r} given"
-        for k in saved
-        if saved[k] != given.get(k) and k not in may_change
-    )
-    if diffs:
-        raise ValueError(
-            f"Cannot resume {output_dir} with different settings ({diffs}). A resumed run "
-            "continues with its own settings; start a new output folder to change them."
-        )
-    if corpus_sha256[0] not in (None, corpus_sha256[1]):
-        raise ValueError(
-            f"The corpus {corpus} changed since {output_dir} was saved; resuming would "
-            "not reproduce the run. Start a new run."
-        )
-
-
-def check_output_dir(output_dir: Path) -> None:
-    """Fail early (before training) if checkpoints cannot be written to ``output_dir``: ``""``, ``"."`` or a
-    parent of the working folder (saving replaces the whole folder), a file, a folder with other files in
-    it, an unwritable place. Then finish a save a crash interrupted (:func:`recover_checkpoint`)."""
+    output_dir = Path(output_dir)
     real = real_target(output_dir)  # ValueError for "", "." and the like; symlinks are followed
     if real.exists() and not real.is_dir():
         raise ValueError(f"Output {output_dir} exists and is a file, not a folder; choose another --output.")
@@ -294,9 +293,35 @@ def check_output_dir(output_dir: Path) -> None:
         raise ValueError(
             f"Cannot write to {parent} ({explain_os_error(err, real)}); choose a writable --output."
         ) from err
-    recover_checkpoint(output_dir)
-    if real.is_dir() and any(real.iterdir()) and not is_checkpoint(real):
-        raise ValueError(
-            f"{output_dir} already holds files that are not a bertedu checkpoint; saving would replace "
-            "the folder. Choose a new or empty output folder."
+    has_checkpoint = recover_checkpoint(output_dir)
+    if resume:
+        if not has_checkpoint:
+            raise FileNotFoundError(
+                f"Cannot resume: {output_dir} holds no checkpoint. Start a new run without "
+                "resume (or --resume), or point to the folder of the run to continue."
+            )
+        with directory_lock(output_dir, required=False):  # a save cannot swap the folder mid-read
+            saved = _read_trainer_state(output_dir)["config"]
+        # A setting newer than the checkpoint is not in ``saved``: that run used its default, which the loader fills in.
+        diffs = ", ".join(
+            f"{k}: {saved[k]!r} saved vs {v!r} given"
+            for k, v in (settings or {}).items()
+            if k in saved and saved[k] != v
         )
+        if diffs:
+            raise ValueError(
+                f"Cannot resume {output_dir} with different settings ({diffs}). A resumed run "
+                "continues with its own settings; start a new output folder to change them."
+            )
+        return saved
+    if has_checkpoint and not overwrite:
+        raise ValueError(
+            f"{output_dir} already holds a checkpoint; use --resume to continue it or --overwrite to replace it."
+        )
+    other = sorted(p.name for p in real.iterdir()) if real.is_dir() and not has_checkpoint else []
+    if other:
+        raise ValueError(
+            f"{output_dir} already holds files that are not a bertedu checkpoint ({', '.join(other[:5])}); "
+            "saving would replace the folder. Choose a new or empty output folder."
+        )
+    return None

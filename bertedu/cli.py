@@ -19,18 +19,17 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
+import dataclasses
 import logging
 import os
 import sys
 import warnings
 from pathlib import Path
 
-from bertedu.checkpoint import TRAINER_STATE_NAME, is_checkpoint, recover_checkpoint
-from bertedu.config import PRESETS
+from bertedu.checkpoint import prepare_output
+from bertedu.config import ATTN_IMPLEMENTATIONS, PRESETS
 from bertedu.course import course_config
 from bertedu.distributed import ProcessGroupError
-from bertedu.files import real_target
 from bertedu.optim import TrainingDivergedError
 from bertedu.pretrain import PretrainingConfig, TrainingInterrupted, pretrain
 from bertedu.shards import is_shard_folder
@@ -57,10 +56,6 @@ def _whole_number(minimum: int):
         return value
 
     return parse
-
-
-_positive_int = _whole_number(1)
-_non_negative_int = _whole_number(0)
 
 
 def _learning_rate(text: str) -> float:
@@ -96,18 +91,13 @@ def build_parser() -> argparse.ArgumentParser:
         "given.",
     )
     _add_folder_options(parser)
-    _add_recipe_options(parser, course_config())
+    _add_recipe_options(parser, _recipe())
     _add_run_options(parser)
     return parser
 
 
 def _add_folder_options(parser: argparse.ArgumentParser) -> None:
-    """Where the corpus is, and where the checkpoint goes (or which one continues)."""
-    parser.add_argument(
-        "--corpus",
-        help="text file: one sentence per line, a blank line between documents, or a folder of tokenized "
-        "shards (python -m bertedu.shards) for a corpus larger than memory (required unless --resume)",
-    )
+    """Where the checkpoint goes (or which one continues). The corpus is a recipe option (``--corpus``)."""
     parser.add_argument(
         "--output", required=True, help="checkpoint folder to create (or to continue with --resume)"
     )
@@ -120,86 +110,47 @@ def _add_folder_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--overwrite", action="store_true", help="replace a checkpoint already in --output")
 
 
-def _add_recipe_options(parser: argparse.ArgumentParser, d: PretrainingConfig) -> None:
-    """The run's settings (a :class:`PretrainingConfig`'s fields); the help shows the course recipe ``d``."""
-    sizes = ", ".join(
-        f"{name} ({s['num_hidden_layers']}/{s['hidden_size']}/{s['num_attention_heads']})"
-        for name, s in PRESETS.items()
-    )
-    parser.add_argument(
-        "--preset",
-        choices=list(PRESETS),
-        default=None,
-        help=f"model size L/H/A: {sizes} (default: {d.model_size})",
-    )
-    parser.add_argument("--steps", type=_positive_int, help=f"optimizer steps (default: {d.steps})")
-    parser.add_argument(
-        "--batch-size", type=_positive_int, help=f"examples per step (default: {d.batch_size})"
-    )
-    parser.add_argument(
-        "--lr", type=_learning_rate, help=f"peak learning rate of AdamW (default: {d.learning_rate})"
-    )
-    parser.add_argument(
-        "--warmup",
-        type=_non_negative_int,
-        help=f"linear warm-up steps before the linear decay (default: {d.warmup_steps})",
-    )
-    parser.add_argument(
-        "--mlm-probability",
-        type=_probability,
-        help="share of tokens selected for masked-LM "
-        f"(then 80 %% [MASK] / 10 %% random / 10 %% kept; the paper: 0.15; default: {d.mlm_probability})",
-    )
-    parser.add_argument(
-        "--dropout",
-        type=_probability,
-        help=f"hidden and attention dropout (the paper: 0.1; default: {d.dropout})",
-    )
-    parser.add_argument(
-        "--max-length", type=_positive_int, help=f"tokens per example (default: {d.max_length})"
-    )
-    parser.add_argument(
-        "--vocab-size",
-        type=_positive_int,
-        help="WordPiece vocabulary size (default: keep every corpus word whole)",
-    )
-    parser.add_argument("--seed", type=_non_negative_int, help=f"random seed (default: {d.seed})")
-    parser.add_argument(
-        "--eval-every",
-        type=_non_negative_int,
-        help=f"evaluate on the held-out files every N steps, 0 = only at the end (default: {d.eval_every})",
-    )
-    parser.add_argument(
-        "--checkpoint-every",
-        type=_non_negative_int,
-        help="also save a checkpoint every N steps, 0 = only at the end (default: 0)",
-    )
-    parser.add_argument(
-        "--mlm-eval", help="held-out masked words, TSV 'sentence<TAB>answers' (e.g. data/mlm_eval.tsv)"
-    )
-    parser.add_argument(
-        "--nsp-eval",
-        help="held-out NSP pairs, TSV 'sentence_a<TAB>sentence_b<TAB>label' (e.g. data/nsp_eval.tsv)",
-    )
-    parser.add_argument(
-        "--attn",
-        choices=["sdpa", "eager"],
-        help="attention used while training: fused 'sdpa' "
-        f"(fast) or explicit 'eager'; the saved model is the same either way (default: {d.attn_implementation})",
-    )
-    parser.add_argument(
-        "--threads",
-        type=_positive_int,
-        help="CPU threads while training; the exact weights "
-        f"depend on it, so keep it fixed to reproduce a run (default: {d.num_threads})",
-    )
+def _add_recipe_options(parser: argparse.ArgumentParser, recipe: PretrainingConfig) -> None:
+    """One option per :class:`PretrainingConfig` field that has a ``flag``: the field's name (``dest``), help
+    text and lowest value; the help shows the course recipe's value (``recipe``), the one used when the option
+    is left out. Left out, an option is ``None`` (so ``--resume`` can tell what was given)."""
+    for f in dataclasses.fields(PretrainingConfig):
+        flag = f.metadata.get("flag")
+        if flag is None:
+            continue
+        default = getattr(recipe, f.name)
+        help_text = f.metadata["help"]
+        kwargs: dict = {}
+        if f.name == "model_size":
+            sizes = ", ".join(
+                f"{name} ({s['num_hidden_layers']}/{s['hidden_size']}/{s['num_attention_heads']})"
+                for name, s in PRESETS.items()
+            )
+            help_text, kwargs["choices"] = f"{help_text}: {sizes}", list(PRESETS)
+        elif f.name == "attn_implementation":
+            kwargs["choices"] = list(ATTN_IMPLEMENTATIONS)
+        elif "low" in f.metadata:  # a whole number
+            kwargs["type"] = _whole_number(f.metadata["low"])
+        elif isinstance(default, float):
+            kwargs["type"] = _learning_rate if f.name == "learning_rate" else _probability
+        if f.name == "corpus":
+            help_text, default = f"{help_text} (required unless --resume)", None
+        if default is not None:
+            help_text = f"{help_text} (default: {default})"
+        metavar = None if "choices" in kwargs else flag[2:].replace("-", "_").upper()
+        parser.add_argument(flag, dest=f.name, metavar=metavar, help=help_text.replace("%", "%%"), **kwargs)
+
+
+def _recipe() -> PretrainingConfig:
+    """A new run's settings for the options left out: notebook 06's, without its held-out files."""
+    return course_config(mlm_eval_file=None, nsp_eval_file=None)
 
 
 def _add_run_options(parser: argparse.ArgumentParser) -> None:
     """How the run executes (the result does not depend on these): micro-batches, device, progress bar."""
     parser.add_argument(
         "--grad-accum",
-        type=_positive_int,
+        type=_whole_number(1),
         default=1,
         help="gradient accumulation: run each batch (--batch-size, the global batch of all processes) as N "
         "micro-batches one after the other, adding up their gradients: less memory, the same result (default: 1)",
@@ -213,72 +164,20 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
-_CLI_FIELDS = {
-    "corpus": "corpus",
-    "preset": "model_size",
-    "steps": "steps",
-    "batch_size": "batch_size",
-    "lr": "learning_rate",
-    "warmup": "warmup_steps",
-    "max_length": "max_length",
-    "mlm_probability": "mlm_probability",
-    "dropout": "dropout",
-    "vocab_size": "vocab_size",
-    "seed": "seed",
-    "eval_every": "eval_every",
-    "checkpoint_every": "checkpoint_every",
-    "mlm_eval": "mlm_eval_file",
-    "nsp_eval": "nsp_eval_file",
-    "attn": "attn_implementation",
-    "threads": "num_threads",
-}
-
-
 def _config_from_args(args: argparse.Namespace, output: Path) -> PretrainingConfig:
-    given = {
-        field_: getattr(args, opt) for opt, field_ in _CLI_FIELDS.items() if getattr(args, opt) is not None
-    }
-    real_target(output)  # refuses "", "." and parents of the working folder before anything else
-    recover_checkpoint(output)  # a save a crash interrupted: put the last complete checkpoint back
-    if args.resume:
-        if not is_checkpoint(output):
-            raise ValueError(
-                f"--resume: {output} holds no checkpoint to continue (start a run without --resume)."
-            )
-        saved = PretrainingConfig.from_dict(
-            json.loads((output / TRAINER_STATE_NAME).read_text(encoding="utf-8"))["config"]
-        )
-        different = [
-            f"{k} ({v!r} given, {getattr(saved, k)!r} saved)"
-            for k, v in given.items()
-            if getattr(saved, k) != v
-        ]
-        if different:
-            raise ValueError(
-                f"--resume continues the saved run with its own settings; these differ: "
-                f"{', '.join(different)}. Leave them out, or start a new --output."
-            )
-        return saved
+    names = [f.name for f in dataclasses.fields(PretrainingConfig) if f.metadata.get("flag")]
+    given = {name: getattr(args, name) for name in names if getattr(args, name) is not None}
+    # may the run start in (or continue from) --output? The same gate pretrain() passes.
+    saved = prepare_output(output, given, resume=args.resume, overwrite=args.overwrite)
+    if args.resume:  # the saved run, with its own settings
+        return PretrainingConfig.from_dict(saved)
     if "corpus" not in given:
         raise ValueError("--corpus is required (e.g. --corpus data/simple_sentences.txt).")
     for key, kind in (("corpus", "corpus"), ("mlm_eval_file", "evaluation"), ("nsp_eval_file", "evaluation")):
         if key in given:
             _check_input_file(given[key], kind)
-    if is_checkpoint(output) and not args.overwrite:
-        raise ValueError(
-            f"{output} already holds a checkpoint; use --resume to continue it or --overwrite to replace it."
-        )
-    if (
-        output.exists()
-        and output.is_dir()
-        and any(output.iterdir())
-        and not is_checkpoint(output)
-        and not args.overwrite
-    ):
-        raise ValueError(f"{output} exists and is not empty; choose a new --output (or --overwrite).")
-    recipe = course_config(mlm_eval_file=None, nsp_eval_file=None)
     try:
-        return recipe.replace(**given)
+        return _recipe().replace(**given)
     except ValueError as err:
         raise ValueError(str(err)) from None
 
@@ -344,6 +243,7 @@ def main(argv: list[str] | None = None) -> int:
                 progress=not args.no_progress,
                 grad_accum=args.grad_accum,
                 device=args.device,
+                overwrite=args.overwrite,
             )
     except ProcessGroupError as err:  # another process of a torchrun job stopped: this one cannot go on
         print(f"{parser.prog}: error: {_one_line(err)}", file=sys.stderr)

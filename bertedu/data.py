@@ -421,12 +421,10 @@ class PretrainingCollator:
         check_probabilities(mlm_probability, mask_replace_prob, random_replace_prob, selection)
         require_int("pad_to_multiple_of", pad_to_multiple_of, 1, none_ok=True)
         self.tokenizer = tokenizer
-        self.masking = {
-            "mlm_probability": mlm_probability,
-            "mask_replace_prob": mask_replace_prob,
-            "random_replace_prob": random_replace_prob,
-            "selection": selection,
-        }
+        self.mlm_probability = mlm_probability
+        self.mask_replace_prob = mask_replace_prob
+        self.random_replace_prob = random_replace_prob
+        self.selection = selection
         self.whole_word_mask = whole_word_mask
         self.pad_to_multiple_of = pad_to_multiple_of
         self.generator = generator
@@ -453,7 +451,14 @@ class PretrainingCollator:
             generator = torch.Generator().manual_seed(stable_seed(*(ex["mask_seed"] for ex in examples)))
         word_ids = self.tokenizer.word_ids(input_ids) if self.whole_word_mask else None
         masked_ids, labels = mask_tokens(
-            input_ids, tokenizer=self.tokenizer, word_ids=word_ids, generator=generator, **self.masking
+            input_ids,
+            tokenizer=self.tokenizer,
+            mlm_probability=self.mlm_probability,
+            mask_replace_prob=self.mask_replace_prob,
+            random_replace_prob=self.random_replace_prob,
+            selection=self.selection,
+            word_ids=word_ids,
+            generator=generator,
         )
         return {
             "input_ids": masked_ids,

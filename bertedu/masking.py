@@ -285,7 +285,9 @@ def _checked_setup(
     return mask_token_id, vocab_size, special, replacements, word_ids
 
 
-def check_probabilities(mlm_probability, mask_replace_prob, random_replace_prob, selection) -> None:
+def check_probabilities(
+    mlm_probability, mask_replace_prob, random_replace_prob, selection: str = "bernoulli"
+) -> None:
     """Raise a ValueError naming the bad masking parameter (shared with ``bertedu.data``'s collator and
     ``bertedu.pretrain.PretrainingConfig``). Introduced in notebook 03."""
     for name, p in [

@@ -54,14 +54,7 @@ from typing import Any
 import torch
 from tqdm.auto import tqdm
 
-from bertedu.checkpoint import (
-    check_output_dir,
-    check_resume,
-    is_checkpoint,
-    load_checkpoint,
-    save_checkpoint,
-    set_rng_state,
-)
+from bertedu.checkpoint import load_checkpoint, prepare_output, save_checkpoint, set_rng_state
 from bertedu.config import (
     ATTN_IMPLEMENTATIONS,
     LAYER_NORM_POSITIONS,
@@ -92,6 +85,14 @@ OBJECTIVES = ("mlm", "ltr")
 # The run's settings
 
 
+def _setting(default: Any, help: str, *, flag: str | None = None, low: int | None = None):
+    """A :class:`PretrainingConfig` field: its ``default``, its ``help`` text, its command-line ``flag`` of
+    ``python -m bertedu.pretrain`` (:mod:`bertedu.cli` builds its options from these; ``None``: not one) and,
+    for a whole number, its lowest value ``low`` (checked in ``validate``, and by the command line)."""
+    metadata = {"help": help, "flag": flag} | ({} if low is None else {"low": low})
+    return field(default=default, metadata=metadata)
+
+
 @dataclass
 class PretrainingConfig:
     """Every setting of a pretraining run (the model's size, the data, the optimizer, evaluation).
@@ -101,32 +102,77 @@ class PretrainingConfig:
     ``notebooks/`` too). Introduced in notebook 06.
     """
 
-    corpus: str = "data/simple_sentences.txt"  # one sentence per line, blank line between documents
-    model_size: str = "tiny"  # a size of bertedu.config.PRESETS: tiny (2/128/2) mini small medium base large
-    vocab_size: int | None = None  # None: a WordPiece vocabulary that keeps every corpus word whole
-    max_length: int = 64  # tokens per [CLS] A [SEP] B [SEP] example (and position embeddings)
-    max_sentences: int = 2  # sentences per segment A / B (at most)
-    mlm_probability: float = (
-        0.15  # share of tokens selected for MLM (then 80 % [MASK] / 10 % random / 10 % kept)
+    corpus: str = _setting(
+        "data/simple_sentences.txt",
+        "text file: one sentence per line, a blank line between documents, or a folder of tokenized shards "
+        "(python -m bertedu.shards) for a corpus larger than memory",
+        flag="--corpus",
     )
-    dropout: float = 0.1  # hidden and attention dropout
-    steps: int = 1000  # optimizer steps (batches)
-    batch_size: int = 32
-    learning_rate: float = 1e-3  # peak learning rate, reached after the warm-up
-    warmup_steps: int = 100  # linear warm-up from 0, then linear decay to 0 at `steps`
-    weight_decay: float = 0.01  # AdamW's decoupled decay (not on biases and LayerNorm weights)
-    max_grad_norm: float = 1.0  # gradient clipping (global L2 norm); 0 turns clipping off
-    seed: int = 0  # initialisation, dropout, NSP pairs, masks and batch order
-    attn_implementation: str = "eager"  # attention while training: "eager" (explicit) or "sdpa" (fast path)
-    num_threads: int | None = (
-        None  # CPU threads while training (None: PyTorch's setting); results depend on it
+    model_size: str = _setting("tiny", "model size L/H/A, one of bertedu.config.PRESETS", flag="--preset")
+    vocab_size: int | None = _setting(
+        None,
+        "WordPiece vocabulary size (left out, None: one that keeps every corpus word whole)",
+        flag="--vocab-size",
+        low=1,
     )
-    bucket_batches: int = 8  # sort each run of this many batches by length (less padding); 1 = off
-    log_every: int = 10  # one history record per this many steps (means over them)
-    eval_every: int = 100  # held-out evaluation every this many steps (0: only at the end)
-    checkpoint_every: int = 0  # also save a checkpoint every this many steps (0: only at the end)
-    mlm_eval_file: str | None = None  # held-out masked words (data/mlm_eval.tsv); None: no MLM evaluation
-    nsp_eval_file: str | None = None  # held-out NSP pairs (data/nsp_eval.tsv); None: no NSP evaluation
+    max_length: int = _setting(
+        64, "tokens per [CLS] A [SEP] B [SEP] example (and position embeddings)", flag="--max-length", low=5
+    )
+    max_sentences: int = _setting(2, "sentences per segment A / B (at most)", low=1)
+    mlm_probability: float = _setting(
+        0.15,
+        "share of tokens selected for masked-LM (then 80 % [MASK] / 10 % random / 10 % kept; the paper: 0.15)",
+        flag="--mlm-probability",
+    )
+    dropout: float = _setting(0.1, "hidden and attention dropout (the paper: 0.1)", flag="--dropout")
+    steps: int = _setting(1000, "optimizer steps (batches)", flag="--steps", low=1)
+    batch_size: int = _setting(32, "examples per step", flag="--batch-size", low=1)
+    learning_rate: float = _setting(
+        1e-3, "peak learning rate of AdamW, reached after the warm-up", flag="--lr"
+    )
+    warmup_steps: int = _setting(
+        100, "linear warm-up steps from 0, then linear decay to 0 at `steps`", flag="--warmup", low=0
+    )
+    weight_decay: float = _setting(0.01, "AdamW's decoupled decay (not on biases and LayerNorm weights)")
+    max_grad_norm: float = _setting(1.0, "gradient clipping (global L2 norm); 0 turns clipping off")
+    seed: int = _setting(
+        0, "random seed: initialisation, dropout, NSP pairs, masks and batch order", flag="--seed", low=0
+    )
+    attn_implementation: str = _setting(
+        "eager",
+        "attention used while training: explicit 'eager' or fused 'sdpa' (fast path); the saved model is "
+        "the same either way",
+        flag="--attn",
+    )
+    num_threads: int | None = _setting(
+        None,
+        "CPU threads while training (left out, None: PyTorch's setting); the exact weights depend on it, "
+        "so keep it fixed to reproduce a run",
+        flag="--threads",
+        low=1,
+    )
+    bucket_batches: int = _setting(
+        8, "sort each run of this many batches by length (less padding); 1 = off", low=1
+    )
+    log_every: int = _setting(10, "one history record per this many steps (means over them)", low=1)
+    eval_every: int = _setting(
+        100, "evaluate on the held-out files every N steps, 0 = only at the end", flag="--eval-every", low=0
+    )
+    checkpoint_every: int = _setting(
+        0, "also save a checkpoint every N steps, 0 = only at the end", flag="--checkpoint-every", low=0
+    )
+    mlm_eval_file: str | None = _setting(
+        None,
+        "held-out masked words, TSV 'sentence<TAB>answers' (e.g. data/mlm_eval.tsv); left out (None): "
+        "no MLM evaluation",
+        flag="--mlm-eval",
+    )
+    nsp_eval_file: str | None = _setting(
+        None,
+        "held-out NSP pairs, TSV 'sentence_a<TAB>sentence_b<TAB>label' (e.g. data/nsp_eval.tsv); "
+        "left out (None): no NSP evaluation",
+        flag="--nsp-eval",
+    )
     # The ablations of notebook 10 (bertedu.ablations): each changes one thing; the defaults are BERT's.
     objective: str = "mlm"  # "mlm" (masked LM) or "ltr" (left-to-right LM: causal attention, next token)
     next_sentence_prediction: bool = True  # False: the paper's "No NSP" (the same pairs, no NSP loss)
@@ -140,14 +186,11 @@ class PretrainingConfig:
 
     def validate(self) -> None:
         """Raise ``ValueError`` naming the first setting that cannot work."""
-        for name in ("steps", "batch_size", "max_sentences", "log_every", "bucket_batches"):
-            require_int(name, getattr(self, name), 1)
-        for name in ("warmup_steps", "seed", "eval_every", "checkpoint_every"):
-            require_int(name, getattr(self, name), 0)
+        for f in dataclasses.fields(self):  # the whole numbers, each at least its field's `low`
+            if "low" in f.metadata:  # (max_length: [CLS] A [SEP] B [SEP] needs 5)
+                require_int(f.name, getattr(self, f.name), f.metadata["low"], none_ok=f.default is None)
         if self.model_size not in PRESETS:
             raise ValueError(f"model_size must be one of {list(PRESETS)}, got {self.model_size!r}.")
-        require_int("vocab_size (None keeps every word whole)", self.vocab_size, 1, none_ok=True)
-        require_int("max_length ([CLS] A [SEP] B [SEP] needs 5)", self.max_length, 5)
         require_number(
             "learning_rate",
             self.learning_rate,
@@ -163,7 +206,6 @@ class PretrainingConfig:
         require_probability("dropout", self.dropout)
         if self.mlm_probability == 0:
             raise ValueError("mlm_probability must be > 0: with nothing masked there is no MLM task.")
-        require_int("num_threads", self.num_threads, 1, none_ok=True)
         if self.attn_implementation not in ATTN_IMPLEMENTATIONS:
             raise ValueError(
                 f"attn_implementation must be one of {ATTN_IMPLEMENTATIONS}, got {self.attn_implementation!r}."
@@ -172,7 +214,7 @@ class PretrainingConfig:
 
     def _validate_ablation_switches(self) -> None:
         """The settings of notebook 10's ablations (``ValueError`` with what to change)."""
-        check_probabilities(self.mlm_probability, self.mask_replace_prob, self.random_replace_prob, "exact")
+        check_probabilities(self.mlm_probability, self.mask_replace_prob, self.random_replace_prob)
         for name, allowed in (
             ("objective", OBJECTIVES),
             ("position_embedding_type", POSITION_EMBEDDING_TYPES),
@@ -414,16 +456,14 @@ class StopOnSignal:
     instead of ending the program, so a training loop can finish its step, save a checkpoint and stop. A second
     signal raises ``KeyboardInterrupt`` at once, except once the loop has set ``flag.saving``: a kernel shutdown
     sends SIGINT, then SIGTERM 2.5 s later, and that must not cut the final save short. Handlers can only be set
-    from the main thread; elsewhere signals keep their usual effect. ``patient=True`` (a process of a
-    ``torchrun`` job, whose launcher may signal twice and kills it after a while anyway): a second signal
-    never interrupts, so the processes still stop together. Introduced in notebook 06."""
+    from the main thread; elsewhere signals keep their usual effect. Introduced in notebook 06."""
 
     SIGNALS = ("SIGINT", "SIGTERM")
 
-    def __init__(self, patient: bool = False) -> None:
+    def __init__(self) -> None:
         self.stop = False
         self.signal: str | None = None  # the name of the signal that set the flag
-        self.saving = patient  # True: the final save runs, and no signal may interrupt it
+        self.saving = False  # True: the final save runs, and no signal may interrupt it
         self._previous: dict[int, Any] = {}
 
     def __enter__(self) -> StopOnSignal:
@@ -623,6 +663,7 @@ def pretrain(
     stop_after: int | None = None,
     grad_accum: int = 1,
     device: str | None = "cpu",
+    overwrite: bool = True,
 ) -> PretrainingRun:
     """Pretrain a ``BertForPreTraining`` with MLM + NSP as ``config`` says; returns a :class:`PretrainingRun`.
 
@@ -637,7 +678,8 @@ def pretrain(
     beyond notebook 06); the result equals one process's to float rounding, whatever the number of processes
     and ``grad_accum`` (``config.batch_size`` is the global batch), so a run may resume with other ones.
 
-    ``output_dir`` is checked before training (:func:`~bertedu.checkpoint.check_output_dir`). Raises
+    ``output_dir`` is checked before training (:func:`~bertedu.checkpoint.prepare_output`; a checkpoint
+    already there is replaced by a new run unless ``overwrite=False``). Raises
     ``TrainingInterrupted`` after saving if a signal stops the run, ``TrainingDivergedError`` if the loss or
     the gradient norm stops being finite, ``bertedu.files.SaveError`` naming the cause (disk full, ...) if a
     checkpoint cannot be written. Introduced in notebook 06.
@@ -653,8 +695,8 @@ def pretrain(
     require_int("grad_accum", grad_accum, 1)
     with processes(device, output_dir) as ctx:  # one process here; several under torchrun
         ctx.check_batch(config.batch_size, grad_accum)
-        if output_dir is not None:
-            check_output_dir(output_dir)
+        if output_dir is not None:  # may the run start (or continue) there?
+            prepare_output(output_dir, config.to_dict(), resume=resume, overwrite=overwrite)
         return _pretrain(ctx, config, output_dir, resume, progress, stop_after, grad_accum)
 
 
@@ -662,7 +704,7 @@ def _pretrain(ctx: DistributedContext, config, output_dir, resume, progress, sto
     """:func:`pretrain`'s body, in process ``ctx.rank`` of ``ctx.world_size``."""
     corpus, corpus_sha256 = _open_corpus(config)
     eval_items = load_eval_items(config)  # held-out (masked-word items, NSP items)
-    checkpoint = _checkpoint_to_resume(output_dir, config, corpus_sha256) if resume else None
+    checkpoint = _checkpoint_to_resume(output_dir, config.corpus, corpus_sha256) if resume else None
     run = _start(ctx, config, output_dir, corpus, corpus_sha256, checkpoint)
     if run.step >= config.steps:  # the saved run is already finished: nothing to train
         return PretrainingRun(
@@ -729,19 +771,15 @@ def _train(run: _Training, batches, step, end: int, eval_items, flag: StopOnSign
     return stopped
 
 
-def _checkpoint_to_resume(output_dir: Path, config: PretrainingConfig, corpus_sha256: str):
-    """The checkpoint in ``output_dir``, checked against ``config`` and the corpus (``ValueError`` if it cannot
-    be continued with them, ``FileNotFoundError`` if there is none)."""
-    if not is_checkpoint(output_dir):
-        raise FileNotFoundError(
-            f"Cannot resume: {output_dir} holds no checkpoint. Start a new run without "
-            "resume (or --resume), or point to the folder of the run to continue."
-        )
+def _checkpoint_to_resume(output_dir: Path, corpus: str, corpus_sha256: str):
+    """The checkpoint in ``output_dir`` (whose settings :func:`~bertedu.checkpoint.prepare_output` checked),
+    if the corpus is the one it was trained on (else ``ValueError``)."""
     checkpoint = load_checkpoint(output_dir)
-    saved = PretrainingConfig.from_dict(checkpoint.run_config).to_dict()
-    check_resume(
-        output_dir, saved, config.to_dict(), (checkpoint.corpus_sha256, corpus_sha256), config.corpus
-    )
+    if checkpoint.corpus_sha256 not in (None, corpus_sha256):
+        raise ValueError(
+            f"The corpus {corpus} changed since {output_dir} was saved; resuming would "
+            "not reproduce the run. Start a new run."
+        )
     return checkpoint
 
 

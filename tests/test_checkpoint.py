@@ -7,7 +7,13 @@ import stat
 import pytest
 import torch
 
-from bertedu.checkpoint import is_checkpoint, load_checkpoint
+from bertedu.checkpoint import (
+    CHECKPOINT_FORMAT,
+    TRAINER_STATE_NAME,
+    is_checkpoint,
+    load_checkpoint,
+    prepare_output,
+)
 from bertedu.model import BertForPreTraining
 from bertedu.pretrain import pretrain
 
@@ -217,3 +223,37 @@ def test_a_damaged_file_is_named(tiny_run, tmp_path):
     (out / "trainer_state.json").write_text("[]", encoding="utf-8")
     with pytest.raises(ValueError, match="trainer_state.json is damaged"):
         load_checkpoint(out)
+
+
+def _fake_checkpoint(folder, settings):
+    """The files of a checkpoint whose trainer state says it was run with ``settings`` (enough for the gate)."""
+    folder.mkdir()
+    for name in ("config.json", "model.safetensors", "vocab.txt", "training_state.pt"):
+        (folder / name).write_text("x", encoding="utf-8")
+    state = {"format": CHECKPOINT_FORMAT, "step": 1, "config": settings, "history": []}
+    (folder / TRAINER_STATE_NAME).write_text(json.dumps(state), encoding="utf-8")
+
+
+def test_one_gate_decides_whether_a_folder_is_written_resumed_or_refused(tmp_path):
+    """Issue 26: prepare_output is the one decision pretrain(), the command line and load_course_model pass."""
+    settings = {"steps": 10, "seed": 0}
+    assert prepare_output(tmp_path / "new", settings) is None  # a new folder: a new run
+    (tmp_path / "empty").mkdir()
+    assert prepare_output(tmp_path / "empty", settings, overwrite=False) is None
+    with pytest.raises(FileNotFoundError, match="holds no checkpoint"):
+        prepare_output(tmp_path / "empty", settings, resume=True)
+    _fake_checkpoint(tmp_path / "run", settings)
+    assert prepare_output(tmp_path / "run", settings, resume=True) == settings  # continue it
+    assert prepare_output(tmp_path / "run", {"seed": 0}, resume=True) == settings  # the settings given only
+    with pytest.raises(ValueError, match=r"different settings \(seed: 0 saved vs 1 given\)"):
+        prepare_output(tmp_path / "run", {"seed": 1}, resume=True)
+    assert prepare_output(tmp_path / "run", settings) is None  # replaced by a new run (pretrain's default)
+    with pytest.raises(ValueError, match="already holds a checkpoint; use --resume"):
+        prepare_output(tmp_path / "run", settings, overwrite=False)
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "thesis.txt").write_text("mine", encoding="utf-8")
+    for overwrite in (True, False):  # other files are never replaced
+        with pytest.raises(ValueError, match=r"not a bertedu checkpoint \(thesis\.txt\)"):
+            prepare_output(tmp_path / "notes", settings, overwrite=overwrite)
+    with pytest.raises(ValueError, match="is a file, not a folder"):
+        prepare_output(tmp_path / "notes" / "thesis.txt", settings)

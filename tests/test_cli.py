@@ -1,5 +1,6 @@
 """The command line python -m bertedu.pretrain (bertedu.cli): help, training, one-line errors."""
 
+import dataclasses
 import os
 import subprocess
 import sys
@@ -11,6 +12,7 @@ import bertedu
 from bertedu.checkpoint import load_checkpoint
 from bertedu.cli import build_parser, main
 from bertedu.config import PRESETS
+from bertedu.pretrain import PretrainingConfig
 
 
 def test_help_documents_every_option(capsys):
@@ -26,6 +28,26 @@ def test_help_documents_every_option(capsys):
             assert action.help and len(action.help) > 10, action.dest
     for preset in PRESETS:
         assert preset in text
+
+
+def test_the_recipe_options_are_pretraining_configs_fields(capsys):
+    """Issue 26: one name, one default, one help text: every option of the recipe is a PretrainingConfig field
+    (its ``flag``), stored under the field's name, with the field's help, and the lowest value the config
+    accepts is the lowest the command line accepts."""
+    parser = build_parser()
+    options = {a.dest: a for a in parser._actions}
+    flagged = [f for f in dataclasses.fields(PretrainingConfig) if f.metadata.get("flag")]
+    assert len(flagged) == 17
+    for f in flagged:
+        assert options[f.name].option_strings == [f.metadata["flag"]]
+        assert options[f.name].help.replace("%%", "%").startswith(f.metadata["help"].split(":")[0])
+    args = parser.parse_args(["--output", "o", "--lr", "0.01", "--threads", "2", "--mlm-eval", "m.tsv"])
+    assert (args.learning_rate, args.num_threads, args.mlm_eval_file, args.steps) == (0.01, 2, "m.tsv", None)
+    with pytest.raises(SystemExit):
+        parser.parse_args(["--output", "o", "--max-length", "4"])
+    assert "--max-length: must be at least 5, got 4" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="max_length"):
+        PretrainingConfig(max_length=4)
 
 
 @pytest.mark.slow

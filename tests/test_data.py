@@ -461,3 +461,29 @@ def test_bucketed_batches_cover_each_epoch_pad_less_and_resume_exactly(corpus_fi
 def test_collator_rejects_a_bad_pad_multiple(tokenizer, bad):
     with pytest.raises(ValueError, match="pad_to_multiple_of"):
         PretrainingCollator(tokenizer, pad_to_multiple_of=bad)
+
+
+@pytest.mark.parametrize("whole_word_mask", [False, True])
+def test_the_collator_masks_as_mask_tokens_does(documents, tokenizer, whole_word_mask):
+    """The collator passes its masking settings on to mask_tokens by name: its batches are mask_tokens's
+    with the same generator (the same masks, so the same training numbers)."""
+    dataset = PretrainingDataset(documents, tokenizer)
+    examples = [{k: v for k, v in dataset[i].items() if k != "mask_seed"} for i in range(8)]
+    T = max(len(ex["input_ids"]) for ex in examples)
+    input_ids = torch.tensor(
+        [ex["input_ids"] + [tokenizer.pad_token_id] * (T - len(ex["input_ids"])) for ex in examples]
+    )
+    word_ids = tokenizer.word_ids(input_ids) if whole_word_mask else None
+    shares = dict(mlm_probability=0.3, mask_replace_prob=0.5, random_replace_prob=0.2, selection="exact")
+    want_ids, want_labels = mask_tokens(
+        input_ids,
+        tokenizer=tokenizer,
+        word_ids=word_ids,
+        generator=torch.Generator().manual_seed(3),
+        **shares,
+    )
+    collate = PretrainingCollator(
+        tokenizer, whole_word_mask=whole_word_mask, generator=torch.Generator().manual_seed(3), **shares
+    )
+    batch = collate(examples)
+    assert torch.equal(batch["input_ids"], want_ids) and torch.equal(batch["labels"], want_labels)

@@ -14,7 +14,13 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from bertedu.checkpoint import CHECKPOINT_FILES, is_checkpoint, load_checkpoint, recover_checkpoint
+from bertedu.checkpoint import (
+    CHECKPOINT_FILES,
+    is_checkpoint,
+    load_checkpoint,
+    prepare_output,
+    recover_checkpoint,
+)
 from bertedu.data import read_corpus
 from bertedu.files import directory_lock
 from bertedu.model import BertForPreTraining
@@ -119,7 +125,8 @@ def load_course_model(
             return checkpoint.model, checkpoint.tokenizer
         resume = checkpoint is not None
         if not resume:
-            _clear_course_folder(directory)
+            _remove_broken_checkpoint(directory)
+            prepare_output(directory)  # refuses a file, or a folder of other files, before training
         logger.warning(
             "%s: %s the course model (about a minute on one free CPU core).",
             problem,
@@ -164,21 +171,13 @@ def _course_checkpoint(directory: Path, expected: PretrainingConfig, corpus_sha:
     return checkpoint, ""
 
 
-def _clear_course_folder(directory: Path) -> None:
-    """Delete a damaged or foreign course checkpoint before training a new one; refuse (``ValueError``)
-    if the folder holds anything but checkpoint files."""
-    if not directory.is_dir():
-        if directory.exists():
-            raise ValueError(f"{directory} is a file, not a folder; move it away to train the course model.")
-        return
-    # a folder that holds anything but a checkpoint's files is never deleted
-    other = sorted(p.name for p in directory.iterdir() if p.name not in CHECKPOINT_FILES)
-    if other:
-        raise ValueError(
-            f"{directory} holds files that are not part of a checkpoint ({', '.join(other[:5])}); move them "
-            "away (or pass another path) so the course model can be trained there."
-        )
-    shutil.rmtree(directory)
+def _remove_broken_checkpoint(directory: Path) -> None:
+    """Delete an incomplete checkpoint (a folder of checkpoint files only) before training a new one there;
+    anything else is left to :func:`~bertedu.checkpoint.prepare_output` (a complete checkpoint is replaced
+    when the new one is saved; other files are never deleted)."""
+    if directory.is_dir() and not is_checkpoint(directory):
+        if all(p.name in CHECKPOINT_FILES for p in directory.iterdir()):
+            shutil.rmtree(directory)
 
 
 def evaluate_course_model(path: str | os.PathLike | None = None) -> dict[str, float]:
