@@ -158,7 +158,7 @@ check: dev
 # cells) with another CPU's kernels and another torch thread count (tools/cpu_variant.py), so an output that
 # depends on the rounding of training fails here, whichever CPU made the committed outputs. Such outputs are
 # marked # NBVAL_IGNORE_OUTPUT and their results asserted with margins in the next cell (CONTRIBUTING.md).
-NBVAL := -m pytest --nbval-sanitize-with notebooks/sanitize.cfg --nbval-cell-timeout=300 -n 2 --dist loadscope \
+NBVAL := -m pytest --nbval-sanitize-with notebooks/sanitize.cfg --nbval-cell-timeout=900 -n 2 --dist loadscope \
 	--durations=10 -p no:cacheprovider --nbval
 nbval: dev
 	@export BERTEDU_HOME=$$(mktemp -d); unset MPLBACKEND BERTEDU_LANG; \
