@@ -1,4 +1,4 @@
-"""Notebook 10's ablations, full version: every variant of ``bertedu.ablations.VARIANTS`` pretrained with the
+"""Notebook 10's ablations, full version: every variant of ``bertedu.course.ablations.VARIANTS`` pretrained with the
 same budget (notebook 06's 1,000 steps of 64 pairs) and three seeds, then measured on the held-out files, on
 notebook 07's four tasks (fine-tuned with the course recipe, seed = pretraining seed) and with the
 frozen-feature probe; min / median / max over seeds, the trivial baselines, and the paper's numbers.
@@ -21,8 +21,8 @@ import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
-from bertedu import ablations
-from bertedu.ablations import FULL, METRICS, TABLE_5, TABLE_8, VARIANTS
+from bertedu.course import ablations
+from bertedu.course.ablations import FULL, METRICS, TABLE_5, TABLE_8, VARIANTS
 
 QUICK = {**FULL, "seeds": (0,), "steps": 200}
 HELDOUT = ("mlm_top1", "mlm_top5", "gen_top1", "gen_top5", "nsp", "nsp_hard")
@@ -113,7 +113,7 @@ def section(results: dict) -> list[str]:
         "## 5. Ablations (notebook 10): the paper's Tables 5 and 8 in miniature",
         "",
         f"{len(s['variants'])} variants of notebook 06's recipe, each changed in one thing "
-        "(`bertedu.ablations.VARIANTS`), pretrained with the same budget — "
+        "(`bertedu.course.ablations.VARIANTS`), pretrained with the same budget — "
         f"{s['steps']:,} steps of {s['batch_size']} sentence pairs, one torch thread per run — with seeds "
         f"{', '.join(map(str, s['seeds']))}; fine-tuning uses notebook 07's recipe with the pretraining seed. "
         f"Cells are min / median / max over the seeds. Measured {results['date']}: "

@@ -24,14 +24,7 @@ import time
 
 from common import Summary, verdict
 
-from bertedu.baselines import (
-    NgramFiller,
-    ngram_mlm_accuracy,
-    overlap_nsp_accuracy,
-    read_masked_word_items,
-    read_nsp_items,
-)
-from bertedu.config import BertConfig
+from bertedu.core.config import BertConfig
 from bertedu.course import (
     COURSE_THRESHOLDS,
     MINIBERT_LEARNING_RATE,
@@ -44,10 +37,17 @@ from bertedu.course import (
     run_course_task,
     run_minilm,
 )
-from bertedu.data import read_corpus
-from bertedu.evalsets import load_masked_word_items, load_nsp_items
-from bertedu.finetune import MAIN_METRIC
-from bertedu.finetune_data import (
+from bertedu.course.baselines import (
+    NgramFiller,
+    ngram_mlm_accuracy,
+    overlap_nsp_accuracy,
+    read_masked_word_items,
+    read_nsp_items,
+)
+from bertedu.training.data import read_corpus
+from bertedu.training.evalsets import load_masked_word_items, load_nsp_items
+from bertedu.training.finetune import MAIN_METRIC
+from bertedu.training.finetune_data import (
     SENTENCE_PAIR_CLASSIFICATION,
     SEQUENCE_CLASSIFICATION,
     SPAN_EXTRACTION,
@@ -55,8 +55,8 @@ from bertedu.finetune_data import (
     make_task_datasets,
     task_shape,
 )
-from bertedu.pretrain import model_config, pretrain
-from bertedu.probes import masked_word_accuracy, nsp_accuracy
+from bertedu.training.pretrain import model_config, pretrain
+from bertedu.training.probes import masked_word_accuracy, nsp_accuracy
 from bertedu.utils import data_path, resolve_path
 
 # The targets of issue 7 (notebook 06 asserts margins below them: results vary by a few points between CPUs).

@@ -23,7 +23,7 @@ from pathlib import Path
 from common import HOG, LOADED_LIMIT, Summary, run_json_subprocess, verdict
 
 from bertedu.course import course_config
-from bertedu.pretrain import pretrain
+from bertedu.training.pretrain import pretrain
 
 HEADING = "## 6. Robustness: beside a busy core, and over seeds and thread counts"
 METRICS = {"mlm_top1": "masked-word top-1", "mlm_top5": "masked-word top-5", "nsp_accuracy": "NSP accuracy"}
@@ -38,7 +38,7 @@ def _timed_run(threads: int, steps: int | None) -> dict:
     code = (
         "import json, time\n"
         "from bertedu.course import course_config\n"
-        "from bertedu.pretrain import pretrain\n"
+        "from bertedu.training.pretrain import pretrain\n"
         f"config = course_config(num_threads={threads}{override})\n"
         "start = time.perf_counter()\n"
         "run = pretrain(config, progress=False)\n"
@@ -126,8 +126,8 @@ def _platform() -> dict:
 
 def evaluate_course_model_of(run, config) -> dict:
     """The held-out scores of a finished run (the files of the course recipe)."""
-    from bertedu.pretrain import load_eval_items
-    from bertedu.probes import evaluate_pretraining
+    from bertedu.training.pretrain import load_eval_items
+    from bertedu.training.probes import evaluate_pretraining
 
     mlm_items, nsp_items = load_eval_items(config)
     scores = evaluate_pretraining(

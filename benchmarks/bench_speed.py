@@ -15,9 +15,9 @@ import time
 import torch
 from common import Summary, run_json_subprocess
 
-from bertedu.config import BertConfig
-from bertedu.masking import mask_tokens
-from bertedu.model import BertForPreTraining
+from bertedu.core.config import BertConfig
+from bertedu.core.masking import mask_tokens
+from bertedu.core.model import BertForPreTraining
 
 SPECIAL_IDS = (0, 1, 2, 3, 4)  # [PAD] [UNK] [CLS] [SEP] [MASK] in course vocabularies
 
@@ -128,10 +128,10 @@ _INFERENCE_CODE = textwrap.dedent("""
         s = open("/proc/self/status").read()
         return {{k: int(re.search(k + r":\\s+(\\d+)", s).group(1)) / 1024 for k in ("VmRSS", "VmHWM")}}
 
-    from bertedu.minilm import minilm_dir
+    from bertedu.core.minilm import minilm_dir
     folder = str(minilm_dir())
     if which == "ours":
-        from bertedu.model import BertModel
+        from bertedu.core.model import BertModel
         model = BertModel.from_pretrained(folder, attn_implementation=attn).eval()
     else:
         import transformers
@@ -213,7 +213,7 @@ _PROCESS_CODE = textwrap.dedent("""
     import json, sys
     import torch
     torch.set_num_threads(int(sys.argv[2]))
-    from bertedu.pretrain import PretrainingConfig, pretrain
+    from bertedu.training.pretrain import PretrainingConfig, pretrain
     run = pretrain(PretrainingConfig.from_dict(json.loads(sys.argv[1])), progress=False)
     print(json.dumps({"seconds": run.train_seconds}))
 """)
@@ -271,9 +271,9 @@ def _train_in_processes(config, processes: int, threads: int, timeout: int = 900
 def _tokens(config) -> int:
     """Real (non-padding) tokens in the first ``config.steps`` batches of the run, the same for any number of
     processes (they share each global batch)."""
-    from bertedu.data import read_corpus
-    from bertedu.pretrain import pretraining_batches
-    from bertedu.tokenizer import train_tokenizer
+    from bertedu.core.tokenizer import train_tokenizer
+    from bertedu.training.data import read_corpus
+    from bertedu.training.pretrain import pretraining_batches
     from bertedu.utils import resolve_path
 
     documents = read_corpus(resolve_path(config.corpus))

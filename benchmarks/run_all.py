@@ -28,7 +28,7 @@ import bench_speed  # noqa: E402
 import torch  # noqa: E402
 from common import LOADED_LIMIT, ROOT, Summary, machine, verdict  # noqa: E402
 
-from bertedu.config import BertConfig  # noqa: E402
+from bertedu.core.config import BertConfig  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "RESULTS.md"
 RESULTS_JSON = ROOT / "benchmarks" / "results.json"
@@ -215,7 +215,7 @@ def training_section(results: list[dict]) -> list[str]:
         "",
         "Identical weights, the same batch (15 % masked, a quarter of the rows padded), AdamW, gradient "
         "clipping, eager attention on both sides. *Ours (fast)* computes MLM logits only at the masked "
-        "positions (`mlm_logits_at_labels_only=True`), the default in `bertedu.pretrain`; *ours "
+        "positions (`mlm_logits_at_labels_only=True`), the default in `bertedu.training.pretrain`; *ours "
         "(teaching)* is the explicit path the notebooks show. Ratio = our step time / theirs, per repeat "
         "(lower is better).",
         "",
@@ -276,7 +276,7 @@ def processes_section(results: list[dict]) -> list[str]:
     lines = [
         "## 7. Several processes: `torchrun`, 1 vs 2 processes (issue 18)",
         "",
-        "`bertedu.pretrain` in 1 process (1 thread), in 2 processes of 1 thread each (DistributedDataParallel "
+        "`bertedu.training.pretrain` in 1 process (1 thread), in 2 processes of 1 thread each (DistributedDataParallel "
         "over gloo, the same global batch, so the same result) and in 1 process with 2 threads, alternating in "
         "every repeat. Tokens/s counts real (non-padding) tokens of the training loop (start-up excluded). "
         "Gain = tokens/s against the 1-process peer of the same repeat. **This machine has 2 cores, which "

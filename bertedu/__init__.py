@@ -16,10 +16,10 @@ __version__ = "0.1.0"
 _LAZY = {
     "set_seed": ("bertedu.utils", "set_seed"),
     "repo_root": ("bertedu.utils", "repo_root"),
-    "BertConfig": ("bertedu.config", "BertConfig"),
-    "BertModel": ("bertedu.model", "BertModel"),
-    "BertForPreTraining": ("bertedu.model", "BertForPreTraining"),
-    "BertTokenizer": ("bertedu.tokenizer", "BertTokenizer"),
+    "BertConfig": ("bertedu.core.config", "BertConfig"),
+    "BertModel": ("bertedu.core.model", "BertModel"),
+    "BertForPreTraining": ("bertedu.core.model", "BertForPreTraining"),
+    "BertTokenizer": ("bertedu.core.tokenizer", "BertTokenizer"),
 }
 
 

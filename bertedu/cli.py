@@ -1,12 +1,12 @@
-"""The command line ``python -m bertedu.pretrain``: pretrain a BERT on a text file and save a checkpoint.
+"""The command line ``python -m bertedu.cli``: pretrain a BERT on a text file and save a checkpoint.
 
-    python -m bertedu.pretrain --corpus data/simple_sentences.txt --output runs/mini
-    python -m bertedu.pretrain --output runs/mini --resume       # continue an interrupted run
-    python -m bertedu.pretrain --help                            # every option
-    torchrun --standalone --nproc_per_node=2 -m bertedu.pretrain --corpus ... --output ...   # 2 processes
+    python -m bertedu.cli --corpus data/simple_sentences.txt --output runs/mini
+    python -m bertedu.cli --output runs/mini --resume       # continue an interrupted run
+    python -m bertedu.cli --help                            # every option
+    torchrun --standalone --nproc_per_node=2 -m bertedu.cli --corpus ... --output ...   # 2 processes
 
 The defaults are notebook 06's recipe (:func:`bertedu.course.course_config`), so the first command trains
-the course mini-BERT. ``bertedu/pretrain.py`` hands ``python -m bertedu.pretrain`` over to :func:`main`.
+the course mini-BERT. ``bertedu/training/pretrain.py`` hands ``python -m bertedu.cli`` over to :func:`main`.
 Errors a user can cause, and errors of the operating system (disk full, no permission, ...), end with one
 line that says what went wrong and what to do (exit status 1; 2 for a bad option). Ctrl-C (SIGINT) or
 SIGTERM (``kill``, a container stop) saves a checkpoint and exits with one line saying how to resume (exit
@@ -26,13 +26,13 @@ import sys
 import warnings
 from pathlib import Path
 
-from bertedu.checkpoint import prepare_output
-from bertedu.config import ATTN_IMPLEMENTATIONS, PRESETS
+from bertedu.core.config import ATTN_IMPLEMENTATIONS, PRESETS
 from bertedu.course import course_config
-from bertedu.distributed import ProcessGroupError
-from bertedu.optim import TrainingDivergedError
-from bertedu.pretrain import PretrainingConfig, TrainingInterrupted, pretrain
-from bertedu.shards import is_shard_folder
+from bertedu.scaleout.distributed import ProcessGroupError
+from bertedu.scaleout.shards import is_shard_folder
+from bertedu.training.checkpoint import prepare_output
+from bertedu.training.optim import TrainingDivergedError
+from bertedu.training.pretrain import PretrainingConfig, TrainingInterrupted, pretrain
 from bertedu.utils import resolve_path
 
 
@@ -79,13 +79,13 @@ def _probability(text: str) -> float:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The command line of ``python -m bertedu.pretrain``."""
+    """The command line of ``python -m bertedu.cli``."""
     parser = _Parser(
-        prog="python -m bertedu.pretrain",
+        prog="python -m bertedu.cli",
         description="Pretrain a BERT with masked-LM + next-sentence prediction on a text corpus and save an "
         "HF-format checkpoint (config.json, model.safetensors, vocab.txt) plus the state needed to "
         "resume. Ctrl-C stops after the current step and saves a checkpoint.",
-        epilog="Example: python -m bertedu.pretrain --corpus data/simple_sentences.txt --output runs/mini "
+        epilog="Example: python -m bertedu.cli --corpus data/simple_sentences.txt --output runs/mini "
         "--mlm-eval data/mlm_eval.tsv --nsp-eval data/nsp_eval.tsv. Defaults are notebook 06's course "
         "recipe (bertedu.course.course_config), except the held-out files, which are only used when "
         "given.",
@@ -184,7 +184,7 @@ def _config_from_args(args: argparse.Namespace, output: Path) -> PretrainingConf
 
 def _check_input_file(name: str, kind: str) -> None:
     path = resolve_path(name)
-    if kind == "corpus" and is_shard_folder(path):  # tokenized shards (python -m bertedu.shards)
+    if kind == "corpus" and is_shard_folder(path):  # tokenized shards (python -m bertedu.scaleout.shards)
         return
     if path.is_dir():
         raise ValueError(
@@ -220,7 +220,7 @@ def _display_path(path: Path) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of ``python -m bertedu.pretrain``; returns the exit status."""
+    """Entry point of ``python -m bertedu.cli``; returns the exit status."""
     parser = build_parser()
     args = parser.parse_args(argv)
     output = Path(args.output) if args.output else args.output  # "" stays "": real_target names it

@@ -25,8 +25,12 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bertedu.i18n import msg, translatable, translate  # standard library only
-from bertedu.minilm import INSTALL_HINT, MINILM_PACKAGE, minilm_dir  # both modules: standard library only
+from bertedu.core.minilm import (  # both modules: standard library only
+    INSTALL_HINT,
+    MINILM_PACKAGE,
+    minilm_dir,
+)
+from bertedu.teaching.i18n import msg, translatable, translate  # standard library only
 from bertedu.utils import repo_root
 
 #: Runtime requirements (distribution name, import name, tested version). Kept equal to pyproject.toml's

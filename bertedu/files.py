@@ -371,7 +371,7 @@ def write_directory_atomically(
     A symlinked ``target`` keeps its link; the folder it points to is replaced. ``is_complete`` tells a
     complete folder of this kind (used by recovery); ``what`` names it in error messages. Files and
     folders get the permissions the user's umask gives. Used for pretraining checkpoints
-    (``bertedu.checkpoint``) and fine-tuned model folders. Returns the folder written.
+    (``bertedu.training.checkpoint``) and fine-tuned model folders. Returns the folder written.
     """
     shown = target
     target = real_target(target)

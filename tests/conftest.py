@@ -17,9 +17,9 @@ import lanes
 import pytest
 from support import CORPUS, MLM_EVAL, NSP_EVAL, TEST_PRESET
 
-from bertedu.config import PRESETS
-from bertedu.pretrain import PretrainingConfig
-from bertedu.tokenizer import SPECIAL_TOKENS, BertTokenizer
+from bertedu.core.config import PRESETS
+from bertedu.core.tokenizer import SPECIAL_TOKENS, BertTokenizer
+from bertedu.training.pretrain import PretrainingConfig
 
 # `make unit` runs the tests in two processes (pytest-xdist, -n 2 --dist loadgroup). Each worker keeps its
 # quiz progress in its own folder, so that no test sees another worker's answers.

@@ -16,11 +16,11 @@ from pathlib import Path
 import torch
 
 from bertedu import files
-from bertedu.checkpoint import load_checkpoint, save_checkpoint
-from bertedu.config import BertConfig
-from bertedu.model import BertForPreTraining
-from bertedu.optim import make_optimizer
-from bertedu.tokenizer import SPECIAL_TOKENS, BertTokenizer
+from bertedu.core.config import BertConfig
+from bertedu.core.model import BertForPreTraining
+from bertedu.core.tokenizer import SPECIAL_TOKENS, BertTokenizer
+from bertedu.training.checkpoint import load_checkpoint, save_checkpoint
+from bertedu.training.optim import make_optimizer
 
 #: The operations a save is made of; a crash or a failure is injected before the k-th call of any of them.
 STEPS = [
@@ -105,7 +105,7 @@ def inject(at: int, action) -> tuple[list[int], callable]:
 
 
 def cli(args: list[str]) -> None:
-    """``python -m bertedu.pretrain ARGS`` in this process: exits with the command line's status."""
+    """``python -m bertedu.cli ARGS`` in this process: exits with the command line's status."""
     from bertedu.cli import main
 
     sys.exit(main(args))
@@ -160,8 +160,8 @@ def tiny_course_recipe(corpus_dir: Path, **changes):
     """A course recipe of the conftest's "test" size on its corpus (for load_course_model tests)."""
     from support import TEST_PRESET
 
-    from bertedu.config import PRESETS
-    from bertedu.pretrain import PretrainingConfig
+    from bertedu.core.config import PRESETS
+    from bertedu.training.pretrain import PretrainingConfig
 
     PRESETS["test"] = TEST_PRESET
     base = dict(

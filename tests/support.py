@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from bertedu.config import BertConfig
+from bertedu.core.config import BertConfig
 
 
 def small_bert_config(**overrides) -> BertConfig:
@@ -65,12 +65,12 @@ def same_weights(a, b) -> bool:
 
 def gradients_after_one_step(step, max_grad_norm: float) -> tuple[list[torch.Tensor], list[torch.Tensor]]:
     """One training step of a fresh small BERT (no dropout) on a fixed batch of 6 rows, done by
-    ``step(model, batch, optimizer, scheduler, params, max_grad_norm)`` (e.g. ``bertedu.pretrain.train_step``).
+    ``step(model, batch, optimizer, scheduler, params, max_grad_norm)`` (e.g. ``bertedu.training.pretrain.train_step``).
 
     Returns ``(left, plain)``: the gradients the step left on the parameters (a step clears them before its
     backward pass, not after), and the unclipped gradients of the same loss at the same weights, computed the
     plain way (``model(**batch).loss.backward()``)."""
-    from bertedu.model import BertForPreTraining
+    from bertedu.core.model import BertForPreTraining
 
     g = torch.Generator().manual_seed(7)
     lengths = torch.tensor([12, 11, 9, 8, 6, 5])

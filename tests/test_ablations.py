@@ -12,9 +12,12 @@ import pytest
 import torch
 from support import same_weights
 
-import bertedu.pretrain as pretrain_module
-from bertedu import ablations
-from bertedu.ablations import (
+import bertedu.training.pretrain as pretrain_module
+from bertedu.core.config import BertConfig
+from bertedu.core.losses import IGNORE_INDEX
+from bertedu.core.model import BertForPreTraining
+from bertedu.course import ablations, course_config, course_tokenizer
+from bertedu.course.ablations import (
     FULL,
     REDUCED,
     TABLE_5,
@@ -29,14 +32,10 @@ from bertedu.ablations import (
     paper_direction,
     summarise,
 )
-from bertedu.baselines import most_frequent_tag_scores
-from bertedu.config import BertConfig
-from bertedu.course import course_config, course_tokenizer
-from bertedu.evalsets import MaskedWordItem
-from bertedu.finetune_data import TOKEN_CLASSIFICATION, TaggingExample, make_task_datasets
-from bertedu.losses import IGNORE_INDEX
-from bertedu.model import BertForPreTraining
-from bertedu.pretrain import PretrainingConfig, objective_batch, pretrain
+from bertedu.course.baselines import most_frequent_tag_scores
+from bertedu.training.evalsets import MaskedWordItem
+from bertedu.training.finetune_data import TOKEN_CLASSIFICATION, TaggingExample, make_task_datasets
+from bertedu.training.pretrain import PretrainingConfig, objective_batch, pretrain
 
 ROOT = Path(__file__).resolve().parents[1]
 

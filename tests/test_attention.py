@@ -6,8 +6,13 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from bertedu.attention import BertAttention, BertSelfAttention, build_key_mask, scaled_dot_product_attention
-from bertedu.config import BertConfig
+from bertedu.core.attention import (
+    BertAttention,
+    BertSelfAttention,
+    build_key_mask,
+    scaled_dot_product_attention,
+)
+from bertedu.core.config import BertConfig
 
 
 def test_seed_002_two_token_example():

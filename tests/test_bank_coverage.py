@@ -14,7 +14,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from bertedu.quiz.banks import load_all
+from bertedu.teaching.quiz.banks import load_all
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))

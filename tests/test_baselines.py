@@ -1,4 +1,4 @@
-"""Tests for bertedu.baselines on tiny hand-made inputs whose answers are worked out by hand in the comments.
+"""Tests for bertedu.course.baselines on tiny hand-made inputs whose answers are worked out by hand in the comments.
 
 (The baselines' scores on the course's real files are checked in tests/test_data_files.py.)
 """
@@ -9,7 +9,7 @@ import math
 
 import pytest
 
-from bertedu.baselines import (
+from bertedu.course.baselines import (
     STOP_WORDS,
     NaiveBayes,
     NgramFiller,

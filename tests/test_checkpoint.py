@@ -1,4 +1,4 @@
-"""Pretraining checkpoints (bertedu.checkpoint): complete, atomic, loadable by transformers, exact resume."""
+"""Pretraining checkpoints (bertedu.training.checkpoint): complete, atomic, loadable by transformers, exact resume."""
 
 import json
 import os
@@ -7,15 +7,15 @@ import stat
 import pytest
 import torch
 
-from bertedu.checkpoint import (
+from bertedu.core.model import BertForPreTraining
+from bertedu.training.checkpoint import (
     CHECKPOINT_FORMAT,
     TRAINER_STATE_NAME,
     is_checkpoint,
     load_checkpoint,
     prepare_output,
 )
-from bertedu.model import BertForPreTraining
-from bertedu.pretrain import pretrain
+from bertedu.training.pretrain import pretrain
 
 
 @pytest.mark.slow
@@ -207,7 +207,7 @@ def test_the_working_folder_is_refused_before_training(tiny_run, tmp_path, monke
     work.mkdir()
     monkeypatch.chdir(work)
     started = []
-    monkeypatch.setattr("bertedu.pretrain.train_tokenizer", lambda *a, **k: started.append(1))
+    monkeypatch.setattr("bertedu.training.pretrain.train_tokenizer", lambda *a, **k: started.append(1))
     with pytest.raises(ValueError, match="saving replaces the whole folder|output folder is empty"):
         pretrain(tiny_run(steps=2, eval_every=0, num_threads=1), output, progress=False)
     assert not started and list(work.iterdir()) == []

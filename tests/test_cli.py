@@ -1,4 +1,4 @@
-"""The command line python -m bertedu.pretrain (bertedu.cli): help, training, one-line errors."""
+"""The command line python -m bertedu.cli (bertedu.cli): help, training, one-line errors."""
 
 import dataclasses
 import os
@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 import bertedu
-from bertedu.checkpoint import load_checkpoint
 from bertedu.cli import build_parser, main
-from bertedu.config import PRESETS
-from bertedu.pretrain import PretrainingConfig
+from bertedu.core.config import PRESETS
+from bertedu.training.checkpoint import load_checkpoint
+from bertedu.training.pretrain import PretrainingConfig
 
 
 def test_help_documents_every_option(capsys):
@@ -91,7 +91,7 @@ def test_cli_trains_and_reports(corpus_files, tmp_path, capsys):
 def run_cli(args, cwd):
     env = dict(os.environ, PYTHONPATH=str(Path(bertedu.__file__).resolve().parents[1]))
     return subprocess.run(
-        [sys.executable, "-m", "bertedu.pretrain", *args],
+        [sys.executable, "-m", "bertedu.training.pretrain", *args],
         cwd=cwd,
         capture_output=True,
         text=True,
@@ -107,7 +107,7 @@ def test_module_entry_point(corpus_files):
     result = run_cli(["--corpus", "corpus.txt", "--output", "out", "--steps", "-5"], cwd=corpus_files)
     assert result.returncode == 2
     assert result.stderr.strip() == (
-        "python -m bertedu.pretrain: error: argument --steps: must be at least 1, got -5 (see --help)"
+        "python -m bertedu.cli: error: argument --steps: must be at least 1, got -5 (see --help)"
     )
 
 
@@ -219,5 +219,5 @@ def test_cli_reports_a_diverged_run_in_one_line(corpus_files, tmp_path, capsys):
     assert code == 0 and "Training finished at step 30/30" in captured.out
     warning = [line for line in captured.err.splitlines() if "warning" in line]
     assert len(warning) == 1, captured.err
-    assert warning[0].startswith("python -m bertedu.pretrain: warning: Training diverged: the loss ended at")
+    assert warning[0].startswith("python -m bertedu.cli: warning: Training diverged: the loss ended at")
     assert "lower learning rate (now 0.99" in warning[0]

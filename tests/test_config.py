@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from bertedu.config import PRESETS, BertConfig
+from bertedu.core.config import PRESETS, BertConfig
 
 
 def test_defaults_are_bert_base_with_hf_names():

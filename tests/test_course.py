@@ -9,13 +9,13 @@ import torch
 from fault_helpers import tiny_course_recipe
 from support import same_weights, small_bert_config
 
-import bertedu.pretrain as pretrain_module
+import bertedu.training.pretrain as pretrain_module
 from bertedu import course
-from bertedu import finetune_data as ftd
-from bertedu.checkpoint import is_checkpoint, load_checkpoint
-from bertedu.model import BertForPreTraining, BertModel
-from bertedu.pretrain import TrainingInterrupted, model_config, pretrain
-from bertedu.tokenizer import SPECIAL_TOKENS, BertTokenizer
+from bertedu.core.model import BertForPreTraining, BertModel
+from bertedu.core.tokenizer import SPECIAL_TOKENS, BertTokenizer
+from bertedu.training import finetune_data as ftd
+from bertedu.training.checkpoint import is_checkpoint, load_checkpoint
+from bertedu.training.pretrain import TrainingInterrupted, model_config, pretrain
 
 
 @pytest.mark.slow

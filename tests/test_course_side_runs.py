@@ -14,6 +14,7 @@ import torch
 from support import small_bert_config
 
 from bertedu import course
+from bertedu.core.model import BertForPreTraining
 from bertedu.course import (
     MiniBertRun,
     SideRuns,
@@ -27,9 +28,8 @@ from bertedu.course import (
     train_course_minibert,
 )
 from bertedu.course.side_runs import _recipe_steps
-from bertedu.finetune import FineTuneResult
-from bertedu.model import BertForPreTraining
-from bertedu.pretrain import PretrainingRun, pretrain
+from bertedu.training.finetune import FineTuneResult
+from bertedu.training.pretrain import PretrainingRun, pretrain
 
 SMALL = {"nsp_only": {"steps": 20}, "minibert": {"steps": 20}, "no_positions": {"steps": 10}}
 

@@ -30,8 +30,8 @@ import cpu_variant  # noqa: E402
 
 TRAIN = """\
 import torch
-from bertedu.config import BertConfig
-from bertedu.model import BertForPreTraining
+from bertedu.core.config import BertConfig
+from bertedu.core.model import BertForPreTraining
 torch.manual_seed(0)
 config = BertConfig(vocab_size=300, hidden_size=128, num_hidden_layers=2, num_attention_heads=2,
                     intermediate_size=512, max_position_embeddings=64)

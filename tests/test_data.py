@@ -1,4 +1,4 @@
-"""Tests for bertedu.data: corpus reader, NSP pairs, PretrainingDataset, collator, reproducible batches."""
+"""Tests for bertedu.training.data: corpus reader, NSP pairs, PretrainingDataset, collator, reproducible batches."""
 
 from __future__ import annotations
 
@@ -9,7 +9,9 @@ import warnings
 import pytest
 import torch
 
-from bertedu.data import (
+from bertedu.core.masking import mask_tokens, mask_tokens_with_details
+from bertedu.core.tokenizer import BertTokenizer, train_tokenizer, train_wordpiece
+from bertedu.training.data import (
     IS_NEXT,
     NOT_NEXT,
     NSPPair,
@@ -22,9 +24,7 @@ from bertedu.data import (
     read_corpus,
     truncate_seq_pair,
 )
-from bertedu.masking import mask_tokens, mask_tokens_with_details
-from bertedu.pretrain import PretrainingConfig
-from bertedu.tokenizer import BertTokenizer, train_tokenizer, train_wordpiece
+from bertedu.training.pretrain import PretrainingConfig
 from bertedu.utils import repo_root
 
 BATCH_KEYS = {"input_ids", "token_type_ids", "attention_mask", "labels", "next_sentence_label"}
@@ -395,8 +395,10 @@ def test_collator_and_dataset_argument_errors(documents, tokenizer):
 
 
 def test_batches_feed_the_model(documents, tokenizer):
-    model_module = pytest.importorskip("bertedu.model", reason="bertedu.model is not written yet")
-    config_module = pytest.importorskip("bertedu.config", reason="bertedu.config is not written yet")
+    model_module = pytest.importorskip("bertedu.core.model", reason="bertedu.core.model is not written yet")
+    config_module = pytest.importorskip(
+        "bertedu.core.config", reason="bertedu.core.config is not written yet"
+    )
     config = config_module.BertConfig(
         vocab_size=tokenizer.vocab_size,
         hidden_size=32,

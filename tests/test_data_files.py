@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from bertedu.baselines import (
+from bertedu.course.baselines import (
     STOP_WORDS,
     NgramFiller,
     ngram_mlm_accuracy,
@@ -212,7 +212,7 @@ def test_nsp_eval_negatives_share_no_content_word_so_overlap_nearly_solves_it():
     readme = " ".join((DATA / "README.md").read_text(encoding="utf-8").split())
     listed = re.search(r"any word but `([a-z ]+)`", readme)
     assert listed and set(listed.group(1).split()) == STOP_WORDS, (
-        "README and bertedu.baselines.STOP_WORDS differ"
+        "README and bertedu.course.baselines.STOP_WORDS differ"
     )
     rows = read_tsv(DATA / "nsp_eval.tsv", ["sentence_a", "sentence_b", "label"])
     items = [(r["sentence_a"], r["sentence_b"], r["label"]) for r in rows]

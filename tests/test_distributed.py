@@ -1,4 +1,4 @@
-"""Several processes (bertedu.distributed, torchrun): 2 CPU processes with gloo train exactly what 1 process
+"""Several processes (bertedu.scaleout.distributed, torchrun): 2 CPU processes with gloo train exactly what 1 process
 trains with the same global batch; gradient accumulation k x b equals one batch of k*b; a run resumes with
 another number of processes; a killed process ends the whole run with a clear message and an intact
 checkpoint.
@@ -24,9 +24,9 @@ import torch
 from support import TEST_PRESET, global_norm
 from torch.optim.optimizer import register_optimizer_step_pre_hook
 
-from bertedu.checkpoint import is_checkpoint, load_checkpoint
-from bertedu.distributed import DistributedContext, micro_batches, select_device, shard_batch
-from bertedu.pretrain import PretrainingConfig, pretrain
+from bertedu.scaleout.distributed import DistributedContext, micro_batches, select_device, shard_batch
+from bertedu.training.checkpoint import is_checkpoint, load_checkpoint
+from bertedu.training.pretrain import PretrainingConfig, pretrain
 
 REPO = Path(__file__).resolve().parents[1]
 TIMEOUT = 300  # seconds for a whole 2-process run (a few seconds normally; generous for a busy machine)
@@ -35,13 +35,13 @@ TIMEOUT = 300  # seconds for a whole 2-process run (a few seconds normally; gene
 WORKER = """
 import json, sys, torch
 torch.set_num_threads(1)
-from bertedu.config import PRESETS
-from bertedu.pretrain import PretrainingConfig, pretrain
+from bertedu.core.config import PRESETS
+from bertedu.training.pretrain import PretrainingConfig, pretrain
 job = json.loads(open(sys.argv[1], encoding="utf-8").read())
 PRESETS["test"] = job["preset"]
 if job.get("gradient"):  # one step of plain SGD (lr 1) on a saved batch: the weights move by -gradient
     from test_distributed import sgd_step_change
-    from bertedu.distributed import processes
+    from bertedu.scaleout.distributed import processes
     with processes("cpu") as ctx:
         change = sgd_step_change(ctx, torch.load(job["gradient"]), job["kwargs"]["grad_accum"])
     torch.save(change, job["result"] + f".{job['rank']}")
@@ -235,8 +235,8 @@ def sgd_step_change(ctx, batch, grad_accum: int) -> dict[str, torch.Tensor]:
     batch, in grad_accum parts) with SGD, lr 1, no clipping: minus the gradient of the global batch's loss."""
     from support import small_bert_config
 
-    from bertedu.model import BertForPreTraining
-    from bertedu.pretrain import train_step
+    from bertedu.core.model import BertForPreTraining
+    from bertedu.training.pretrain import train_step
 
     torch.manual_seed(0)
     model = BertForPreTraining(small_bert_config(hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0))
@@ -253,7 +253,7 @@ def reference_gradient(batch) -> dict[str, torch.Tensor]:
     """The gradient of the whole batch's loss in one process, the plain way: ``model(**batch).loss.backward()``."""
     from support import small_bert_config
 
-    from bertedu.model import BertForPreTraining
+    from bertedu.core.model import BertForPreTraining
 
     torch.manual_seed(0)
     model = BertForPreTraining(small_bert_config(hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0))
@@ -360,7 +360,13 @@ def test_a_killed_process_ends_the_run_and_the_checkpoint_stays(tmp_path, corpus
     """SIGKILL process 1 mid-run: process 0 stops by itself with one clear line (exit status 1), saves
     nothing more, and the last checkpoint loads and resumes."""
     output = tmp_path / "run"
-    command = [sys.executable, "-m", "bertedu.pretrain", "--corpus", str(corpus_files / "corpus.txt")]
+    command = [
+        sys.executable,
+        "-m",
+        "bertedu.training.pretrain",
+        "--corpus",
+        str(corpus_files / "corpus.txt"),
+    ]
     command += ["--output", str(output), "--preset", "tiny", "--max-length", "32", "--steps", "100000"]
     command += ["--batch-size", "4", "--checkpoint-every", "2", "--threads", "1", "--no-progress"]
     procs = start(command, 2, tmp_path)
@@ -391,7 +397,7 @@ def test_a_killed_process_ends_the_run_and_the_checkpoint_stays(tmp_path, corpus
 @pytest.mark.integration
 @pytest.mark.skipif(not Path(sys.executable).with_name("torchrun").exists(), reason="torchrun not installed")
 def test_torchrun_runs_the_command_line(tmp_path, corpus_files):
-    """`torchrun --nproc_per_node=2 -m bertedu.pretrain ... --grad-accum 2`: one report, from process 0,
+    """`torchrun --nproc_per_node=2 -m bertedu.cli ... --grad-accum 2`: one report, from process 0,
     and the checkpoint one process writes with the same settings."""
     args = ["--corpus", str(corpus_files / "corpus.txt"), "--preset", "tiny", "--max-length", "32", "--steps"]
     args += [
@@ -412,7 +418,7 @@ def test_torchrun_runs_the_command_line(tmp_path, corpus_files):
     torchrun = [str(Path(sys.executable).with_name("torchrun")), "--nnodes=1", "--nproc_per_node=2"]
     torchrun += ["--master_addr=127.0.0.1", f"--master_port={free_port()}"]
     two = subprocess.run(
-        [*torchrun, "-m", "bertedu.pretrain", *args, "--output", "two", "--grad-accum", "2"],
+        [*torchrun, "-m", "bertedu.training.pretrain", *args, "--output", "two", "--grad-accum", "2"],
         cwd=tmp_path,
         env=env,
         capture_output=True,
@@ -422,7 +428,7 @@ def test_torchrun_runs_the_command_line(tmp_path, corpus_files):
     assert two.returncode == 0, two.stderr[-3000:]
     assert two.stdout.count("Training finished at step 6/6") == 1  # process 1 prints nothing
     one = subprocess.run(
-        [sys.executable, "-m", "bertedu.pretrain", *args, "--output", "one", "--device", "cpu"],
+        [sys.executable, "-m", "bertedu.training.pretrain", *args, "--output", "one", "--device", "cpu"],
         cwd=tmp_path,
         env=env,
         capture_output=True,
@@ -439,7 +445,13 @@ def test_a_signal_to_one_process_stops_all_of_them_after_the_same_step(tmp_path,
     """SIGTERM reaches process 1 only: the processes agree (after every step) to stop after the same
     step, process 0 saves a checkpoint of that step, and both exit as stopped runs."""
     output = tmp_path / "run"
-    command = [sys.executable, "-m", "bertedu.pretrain", "--corpus", str(corpus_files / "corpus.txt")]
+    command = [
+        sys.executable,
+        "-m",
+        "bertedu.training.pretrain",
+        "--corpus",
+        str(corpus_files / "corpus.txt"),
+    ]
     command += ["--output", str(output), "--preset", "tiny", "--max-length", "32", "--steps", "100000"]
     command += ["--batch-size", "4", "--checkpoint-every", "2", "--threads", "1", "--no-progress"]
     procs = start(command, 2, tmp_path)

@@ -1,11 +1,11 @@
-"""bertedu.evalsets: one reader of the held-out files, shared by the model's scores and the baselines."""
+"""bertedu.training.evalsets: one reader of the held-out files, shared by the model's scores and the baselines."""
 
 from __future__ import annotations
 
 import pytest
 
-from bertedu.baselines import NgramFiller, ngram_mlm_accuracy, read_masked_word_items, read_nsp_items
-from bertedu.evalsets import (
+from bertedu.course.baselines import NgramFiller, ngram_mlm_accuracy, read_masked_word_items, read_nsp_items
+from bertedu.training.evalsets import (
     MaskedWordItem,
     NSPItem,
     has_one_mask,

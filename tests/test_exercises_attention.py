@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 import torch
 
-from bertedu.attention import BertSelfAttention, build_key_mask, scaled_dot_product_attention
-from bertedu.config import BertConfig
-from bertedu.exercises import attention as ex
+from bertedu.core.attention import BertSelfAttention, build_key_mask, scaled_dot_product_attention
+from bertedu.core.config import BertConfig
+from bertedu.teaching.exercises import attention as ex
 
 
 def _softmax(x, axis=-1):

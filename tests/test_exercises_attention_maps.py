@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 import torch
 
-from bertedu import viz
-from bertedu.exercises import NOT_ANSWERED
-from bertedu.exercises import attention_maps as ex
+from bertedu.teaching import viz
+from bertedu.teaching.exercises import NOT_ANSWERED
+from bertedu.teaching.exercises import attention_maps as ex
 
 EXERCISES = (ex.previous_token_share, ex.fix_head_entropy)
 

@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 import torch
 
-from bertedu import exercises
-from bertedu.exercises import Exercise
-from bertedu.exercises.core import (
+from bertedu.teaching import exercises
+from bertedu.teaching.exercises import Exercise
+from bertedu.teaching.exercises.core import (
     LABEL_CORRECT,
     LABEL_NOT_ATTEMPTED,
     LABEL_NOT_YET,
@@ -163,7 +163,7 @@ def pictographs(text: str) -> list[str]:
 
 
 def test_no_exercise_string_needs_an_emoji_font():
-    """Every string literal of bertedu/exercises (labels, messages, hints, solutions, docstrings)."""
+    """Every string literal of bertedu/teaching/exercises (labels, messages, hints, solutions, docstrings)."""
     found = {}
     for path in sorted(Path(exercises.__file__).parent.glob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):

@@ -1,4 +1,4 @@
-"""Exercises of notebook 05 (bertedu.exercises.encoder): right answers pass, typical wrong ones fail with a
+"""Exercises of notebook 05 (bertedu.teaching.exercises.encoder): right answers pass, typical wrong ones fail with a
 message that names the mistake."""
 
 from __future__ import annotations
@@ -7,10 +7,10 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from bertedu.config import BertConfig
-from bertedu.encoder import BertLayer
-from bertedu.exercises import encoder as ex
-from bertedu.model import BertModel, count_parameters
+from bertedu.core.config import BertConfig
+from bertedu.core.encoder import BertLayer
+from bertedu.core.model import BertModel, count_parameters
+from bertedu.teaching.exercises import encoder as ex
 
 
 def _solution(exercise, name):

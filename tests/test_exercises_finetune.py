@@ -6,7 +6,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from bertedu.exercises import finetune as ex
+from bertedu.teaching.exercises import finetune as ex
 
 
 def _solution(exercise, name):
@@ -110,7 +110,7 @@ def test_fix_span_loss_solution_and_equivalent_fixes_pass():
 def test_fix_span_loss_matches_the_package_model():
     from support import small_bert_config
 
-    from bertedu.model import BertForQuestionAnswering
+    from bertedu.core.model import BertForQuestionAnswering
 
     torch.manual_seed(0)
     model = BertForQuestionAnswering(small_bert_config(num_labels=2)).eval()
@@ -179,7 +179,7 @@ def test_buggy_span_loss_is_silent_but_depends_on_the_other_examples():
 def test_the_messages_follow_the_language_with_their_composed_parts(monkeypatch):
     """In Chinese every message is Chinese, including the parts a message is built from (the "for words ..."
     prefix, the span-loss mistake, "a random case"); in English they stay what they were."""
-    from bertedu import i18n
+    from bertedu.teaching import i18n
 
     def every_piece(pieces, tags):
         return [-100] + [t for p, t in zip(pieces, tags) for _ in p] + [-100]
@@ -230,7 +230,7 @@ def test_the_notebook_names_the_bug_with_a_phrase_of_both_languages(monkeypatch)
 
     import nbformat
 
-    from bertedu import i18n
+    from bertedu.teaching import i18n
 
     path = Path(__file__).resolve().parents[1] / "notebooks" / "07_fine_tuning.ipynb"
     code = [c.source for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code"]

@@ -8,8 +8,8 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from bertedu.exercises import losses as ex
-from bertedu.losses import mlm_loss
+from bertedu.core.losses import mlm_loss
+from bertedu.teaching.exercises import losses as ex
 
 
 # ------------------------------------------------------------------------------------------ MLM by hand

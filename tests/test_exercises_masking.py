@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 import torch
 
-from bertedu.exercises import masking as ex
-from bertedu.masking import mask_tokens
+from bertedu.core.masking import mask_tokens
+from bertedu.teaching.exercises import masking as ex
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -7,8 +7,8 @@ import math
 import pytest
 import torch
 
-from bertedu.exercises import pretraining as ex
-from bertedu.optim import linear_schedule
+from bertedu.teaching.exercises import pretraining as ex
+from bertedu.training.optim import linear_schedule
 
 
 # ------------------------------------------------------------------------------------------ learning-rate schedule
@@ -113,9 +113,9 @@ def no_zero_grad_step(model, batch, optimizer, scheduler, max_grad_norm):
 
 @pytest.mark.slow
 def test_feedback_prompts_hints_and_solutions_follow_the_language(monkeypatch):
-    """With the course in Chinese (bertedu/i18n/zh_pretraining.py) no English sentence is left, the numbers
+    """With the course in Chinese (bertedu/teaching/i18n/zh_pretraining.py) no English sentence is left, the numbers
     filled into a template are the same, and the solutions differ only in their comments."""
-    from bertedu import i18n
+    from bertedu.teaching import i18n
 
     late = lambda s: 1e-3 * (s + 1) / 100 if s < 100 else 1e-3 * (1000 - s) / 900 + 1e-5
     cases = [

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import torch
 
-from bertedu.exercises import attention, losses, masking
+from bertedu.teaching.exercises import attention, losses, masking
 
 
 def mlm_answer_numpy():

@@ -9,8 +9,8 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from bertedu.exercises import tokens as ex
-from bertedu.tokenizer import BertTokenizer
+from bertedu.core.tokenizer import BertTokenizer
+from bertedu.teaching.exercises import tokens as ex
 
 # -------------------------------------------------------------------------------------------- wordpiece
 

@@ -1,7 +1,7 @@
 """Notebook 00's exercise: correct answers pass, typical wrong ones get a targeted message."""
 
-from bertedu.exercises import welcome as ex
-from bertedu.exercises.welcome import check_expected_masked
+from bertedu.teaching.exercises import welcome as ex
+from bertedu.teaching.exercises.welcome import check_expected_masked
 
 
 def test_correct_answers_pass():

@@ -11,7 +11,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from bertedu.exercises import encoder, losses, masking, pretraining, tokens
+from bertedu.teaching.exercises import encoder, losses, masking, pretraining, tokens
 
 
 @pytest.fixture(autouse=True)
@@ -312,8 +312,8 @@ def test_training_step_bugs_are_named(bug, words):
 
 @pytest.mark.slow
 def test_training_step_reference_is_the_package_loop(tmp_path):
-    """The checker's reference run equals bertedu.pretrain.pretrain() step for step (same losses)."""
-    from bertedu.pretrain import pretrain
+    """The checker's reference run equals bertedu.training.pretrain.pretrain() step for step (same losses)."""
+    from bertedu.training.pretrain import pretrain
 
     corpus = tmp_path / "corpus.txt"
     corpus.write_text(

@@ -2,7 +2,7 @@
 
 - a save killed between any two of its steps, or failing at any step, leaves the old or the new checkpoint,
   never a mixture and never nothing, and the next reader cleans up;
-- `python -m bertedu.pretrain --checkpoint-every 1` killed with SIGKILL at random moments and resumed, again
+- `python -m bertedu.cli --checkpoint-every 1` killed with SIGKILL at random moments and resumed, again
   and again, always finds its last checkpoint, ends bit for bit where an uninterrupted run ends, and leaves
   no temporary folders behind;
 - SIGINT and SIGTERM save a checkpoint and exit with one line; a full disk or another OS error is named.
@@ -29,9 +29,9 @@ from safetensors.torch import load_file
 
 import bertedu
 from bertedu import files
-from bertedu.checkpoint import load_checkpoint
 from bertedu.cli import main
-from bertedu.pretrain import pretrain
+from bertedu.training.checkpoint import load_checkpoint
+from bertedu.training.pretrain import pretrain
 
 TESTS = Path(__file__).resolve().parent
 
@@ -168,7 +168,7 @@ def test_a_full_disk_is_named_and_the_previous_checkpoint_stays(tiny_run, tmp_pa
     else:
         from safetensors import SafetensorError
 
-        import bertedu.serialization as serialization
+        import bertedu.core.serialization as serialization
 
         def full(*args, **kwargs):
             raise SafetensorError(SAFETENSORS_DISK_FULL)
@@ -194,7 +194,7 @@ def test_the_cli_names_a_full_disk_in_one_line(corpus_files, tmp_path, monkeypat
     code = main([*args, "--preset", "test", "--steps", "2", "--batch-size", "4", "--no-progress"])
     err = capsys.readouterr().err
     assert code == 1 and len(err.strip().splitlines()) == 1, err
-    assert err.startswith("python -m bertedu.pretrain: error: Could not save the checkpoint")
+    assert err.startswith("python -m bertedu.cli: error: Could not save the checkpoint")
     assert "the disk is full" in err and "Traceback" not in err
 
 
@@ -263,7 +263,7 @@ def kill_args(corpus: Path, out: Path) -> list[str]:
 
 def run_cli(args: list[str], **kwargs) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "bertedu.pretrain", *args],
+        [sys.executable, "-m", "bertedu.training.pretrain", *args],
         capture_output=True,
         text=True,
         env=cli_env(),
@@ -287,10 +287,10 @@ def inode(path: Path) -> int | None:
 
 @pytest.mark.integration
 def test_kill_9_at_random_moments_then_resume(corpus_files, tmp_path):
-    """`python -m bertedu.pretrain --checkpoint-every 1` killed with SIGKILL at random moments, 24 times,
+    """`python -m bertedu.cli --checkpoint-every 1` killed with SIGKILL at random moments, 24 times,
     and resumed after every kill: a checkpoint is always found, its step never goes back, the kills leave no
     temporary folders after the next start, and the resumed run ends bit for bit where an uninterrupted run
-    ends. The first kill and the last resume are real `python -m bertedu.pretrain` processes; the others
+    ends. The first kill and the last resume are real `python -m bertedu.cli` processes; the others
     run `bertedu.cli.main` in processes forked from a server that has imported torch already, so that a kill
     does not cost an interpreter start-up (the same code from `main` on, killed the same way)."""
     corpus = corpus_files / "corpus.txt"
@@ -301,7 +301,7 @@ def test_kill_9_at_random_moments_then_resume(corpus_files, tmp_path):
     def start(args: list[str], real: bool):
         if real:
             process = subprocess.Popen(
-                [sys.executable, "-m", "bertedu.pretrain", *args],
+                [sys.executable, "-m", "bertedu.training.pretrain", *args],
                 env=cli_env(),
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
@@ -392,7 +392,7 @@ def test_sigterm_and_sigint_save_a_checkpoint_and_exit_with_one_line(corpus_file
         runs[signum] = (
             out,
             subprocess.Popen(
-                [sys.executable, "-m", "bertedu.pretrain", *args],
+                [sys.executable, "-m", "bertedu.training.pretrain", *args],
                 env=cli_env(),
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
@@ -413,7 +413,7 @@ def test_sigterm_and_sigint_save_a_checkpoint_and_exit_with_one_line(corpus_file
         _, stderr = process.communicate(timeout=120)
         assert process.returncode == code, stderr[-2000:]
         last = stderr.strip().splitlines()[-1].split("\r")[-1]
-        assert last.startswith(f"python -m bertedu.pretrain: {words} at step "), last
+        assert last.startswith(f"python -m bertedu.cli: {words} at step "), last
         assert "checkpoint saved in" in last and "--resume" in last and "Traceback" not in stderr
         step = int(last.split(" at step ")[1].split("/")[0])
         assert load_checkpoint(out).step == step and 3 <= step < 100000
@@ -423,8 +423,8 @@ def test_sigterm_and_sigint_save_a_checkpoint_and_exit_with_one_line(corpus_file
 def test_save_pretrained_names_what_is_in_the_way(tmp_path, monkeypatch):
     from safetensors import SafetensorError
 
-    import bertedu.serialization as serialization
-    from bertedu.model import BertModel
+    import bertedu.core.serialization as serialization
+    from bertedu.core.model import BertModel
 
     model = BertModel(fault_helpers.version(1)[0].config)
     afile = tmp_path / "afile"

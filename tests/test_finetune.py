@@ -1,4 +1,4 @@
-"""bertedu.finetune: task heads' losses by hand, label alignment, span mapping and decoding, the loop."""
+"""bertedu.training.finetune: task heads' losses by hand, label alignment, span mapping and decoding, the loop."""
 
 from __future__ import annotations
 
@@ -11,8 +11,15 @@ import torch
 import torch.nn.functional as F
 from support import small_bert_config
 
+from bertedu.core.model import (
+    BertForPreTraining,
+    BertForQuestionAnswering,
+    BertForSequenceClassification,
+    BertForTokenClassification,
+)
+from bertedu.core.tokenizer import BertTokenizer
 from bertedu.course import COURSE_THRESHOLDS, course_recipe
-from bertedu.finetune import (
+from bertedu.training.finetune import (
     FineTuneConfig,
     best_span,
     build_task_model,
@@ -21,7 +28,7 @@ from bertedu.finetune import (
     load_finetuned,
     predict,
 )
-from bertedu.finetune_data import (
+from bertedu.training.finetune_data import (
     SEQUENCE_CLASSIFICATION,
     SPAN_EXTRACTION,
     TASKS,
@@ -37,13 +44,6 @@ from bertedu.finetune_data import (
     read_examples,
     tokenize_with_offsets,
 )
-from bertedu.model import (
-    BertForPreTraining,
-    BertForQuestionAnswering,
-    BertForSequenceClassification,
-    BertForTokenClassification,
-)
-from bertedu.tokenizer import BertTokenizer
 
 WORDS = [
     "the",

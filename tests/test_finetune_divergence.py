@@ -8,10 +8,10 @@ import pytest
 import torch
 from support import small_bert_config
 
-from bertedu.finetune import FineTuneConfig, build_task_model, fine_tune
-from bertedu.finetune_data import SEQUENCE_CLASSIFICATION, ClassificationExample, make_dataset
-from bertedu.optim import TrainingDivergenceWarning
-from bertedu.tokenizer import SPECIAL_TOKENS, BertTokenizer
+from bertedu.core.tokenizer import SPECIAL_TOKENS, BertTokenizer
+from bertedu.training.finetune import FineTuneConfig, build_task_model, fine_tune
+from bertedu.training.finetune_data import SEQUENCE_CLASSIFICATION, ClassificationExample, make_dataset
+from bertedu.training.optim import TrainingDivergenceWarning
 
 WORDS = ["the", "cat", "dog", "sits", "runs", "on", "mat", "in", "park", "sleeps"]
 SENTENCES = [

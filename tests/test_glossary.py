@@ -4,7 +4,7 @@ The content review (2026-11-23) found 片段 used for the segment, the WordPiece
 浏览器 (a web browser) for the attention explorer, and 一袋词 for "bag of words". These checks run over every
 Chinese string a student reads: the quiz banks (prompts, options, explanations, hints, cards) and, once they
 exist, the Chinese edition's translation catalogs (translations/zh/, the `zh` of every entry), the package's message
-catalogs (bertedu/i18n/zh.py) and README.zh-CN.md.
+catalogs (bertedu/teaching/i18n/zh.py) and README.zh-CN.md.
 """
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from bertedu import i18n
+from bertedu.teaching import i18n
 
 ROOT = Path(__file__).resolve().parents[1]
-BANKS = sorted((ROOT / "bertedu" / "quiz" / "banks").glob("*.yaml"))
+BANKS = sorted((ROOT / "bertedu" / "teaching" / "quiz" / "banks").glob("*.yaml"))
 
 # (pattern, what to write instead). A pattern matches a *wrong* use.
 RULES = [
@@ -75,10 +75,16 @@ def other_chinese_texts():
             )
         )
     texts.append(
-        ("bertedu/i18n (zh messages)", [(repr(en)[:50], zh) for en, zh in i18n.catalog("zh").items()])
+        (
+            "bertedu/teaching/i18n (zh messages)",
+            [(repr(en)[:50], zh) for en, zh in i18n.catalog("zh").items()],
+        )
     )
     texts.append(
-        ("bertedu/i18n (zh solutions)", [(f"ex.{name}", zh) for name, zh in i18n.solutions("zh").items()])
+        (
+            "bertedu/teaching/i18n (zh solutions)",
+            [(f"ex.{name}", zh) for name, zh in i18n.solutions("zh").items()],
+        )
     )
     return texts
 
@@ -93,8 +99,8 @@ def test_banks_use_the_glossary_terms(bank):
 @pytest.mark.slow
 def test_the_chinese_edition_is_scanned():
     names = [name for name, _ in other_chinese_texts()]
-    expected = {"README.zh-CN.md", "translations/zh/00_welcome.yaml", "bertedu/i18n (zh messages)"}
-    assert expected | {"bertedu/i18n (zh solutions)"} <= set(names), names
+    expected = {"README.zh-CN.md", "translations/zh/00_welcome.yaml", "bertedu/teaching/i18n (zh messages)"}
+    assert expected | {"bertedu/teaching/i18n (zh solutions)"} <= set(names), names
 
 
 @pytest.mark.parametrize("name, texts", other_chinese_texts(), ids=[n for n, _ in other_chinese_texts()])

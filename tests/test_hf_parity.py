@@ -7,9 +7,9 @@ import torch
 
 transformers = pytest.importorskip("transformers")
 
-import bertedu.model as ours  # noqa: E402
-from bertedu.config import BertConfig  # noqa: E402
-from bertedu.minilm import load_minilm, minilm_dir  # noqa: E402
+import bertedu.core.model as ours  # noqa: E402
+from bertedu.core.config import BertConfig  # noqa: E402
+from bertedu.core.minilm import load_minilm, minilm_dir  # noqa: E402
 
 ATOL = 1e-5
 CONFIGS = [

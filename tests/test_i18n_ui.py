@@ -1,4 +1,4 @@
-"""Everything outside the notebooks' prose follows the course's language (bertedu.i18n): exercise messages,
+"""Everything outside the notebooks' prose follows the course's language (bertedu.teaching.i18n): exercise messages,
 the doctor, plot labels and the quiz, with one shared setting and an English fallback.
 
 The catalog test collects every literal template of ``msg("...")`` and ``translatable("...")`` in the package
@@ -23,8 +23,8 @@ import matplotlib
 import nbformat
 import pytest
 
-from bertedu import i18n, quiz
-from bertedu.quiz import i18n as quiz_i18n
+from bertedu.teaching import i18n, quiz
+from bertedu.teaching.quiz import i18n as quiz_i18n
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "bertedu"
@@ -76,7 +76,7 @@ def test_an_unknown_environment_language_warns_and_falls_back_to_english(monkeyp
 
 
 def test_the_quiz_follows_the_course_setting_and_keeps_no_copy_of_it():
-    """bertedu.i18n owns the language; the quiz re-exports it (no second normalize_language to drift)."""
+    """bertedu.teaching.i18n owns the language; the quiz re-exports it (no second normalize_language to drift)."""
     assert quiz_i18n.normalize_language is i18n.normalize_language
     assert quiz_i18n.get_language is i18n.get_language
     assert quiz_i18n.LANGUAGES is i18n.LANGUAGES and quiz_i18n.ENV_VAR == i18n.ENV_VAR
@@ -105,13 +105,13 @@ def run_python(code: str, **env) -> subprocess.CompletedProcess:
 
 @pytest.mark.integration
 def test_the_doctor_reads_the_language_without_loading_the_quiz_or_yaml():
-    """bertedu.i18n and the doctor stay standard-library only (the doctor must work when packages are broken)."""
+    """bertedu.teaching.i18n and the doctor stay standard-library only (the doctor must work when packages are broken)."""
     code = (
         "import sys\n"
         "import bertedu.doctor as d\n"
         "from bertedu import i18n\n"
         "assert i18n.get_language() == 'zh', i18n.get_language()\n"
-        "heavy = [m for m in ('yaml', 'bertedu.quiz', 'ipywidgets', 'numpy', 'torch') if m in sys.modules]\n"
+        "heavy = [m for m in ('yaml', 'bertedu.teaching.quiz', 'ipywidgets', 'numpy', 'torch') if m in sys.modules]\n"
         "assert not heavy, heavy\n"
         "print(d.Report([]).lines()[-1])\n"
     )
@@ -134,7 +134,7 @@ def template_calls(source: str, where: str):
 
 
 def package_templates() -> dict[str, str]:
-    """{template: where} of the whole package (bertedu/i18n itself excluded: it defines the markers)."""
+    """{template: where} of the whole package (bertedu/teaching/i18n itself excluded: it defines the markers)."""
     found, dynamic = {}, []
     for path in sorted(PACKAGE.rglob("*.py")):
         if path.parent.name == "i18n" and path.parent.parent == PACKAGE:
@@ -159,18 +159,18 @@ def fields(template: str) -> set[str]:
 
 def test_every_template_in_the_code_has_a_chinese_translation():
     missing = untranslated(package_templates(), ZH)
-    assert not missing, "add these to bertedu/i18n/zh.py:\n" + "\n".join(missing)
+    assert not missing, "add these to bertedu/teaching/i18n/zh.py:\n" + "\n".join(missing)
 
 
 @pytest.mark.slow
 def test_the_catalog_keeps_no_template_the_code_no_longer_uses():
     unused = sorted(set(ZH) - set(package_templates()))
-    assert not unused, f"bertedu/i18n/zh.py translates templates no code uses (reworded?): {unused}"
+    assert not unused, f"bertedu/teaching/i18n/zh.py translates templates no code uses (reworded?): {unused}"
 
 
 def test_the_collector_finds_a_template_without_translation():
     source = (
-        "from bertedu.i18n import msg, translatable\n"
+        "from bertedu.teaching.i18n import msg, translatable\n"
         "HINT = translatable('a hint nobody translated')\n"
         "def check(x):\n"
         "    return False, msg('{x} is not right', x=x)\n"
@@ -219,11 +219,11 @@ def exercises() -> dict[str, object]:
     """{name: Exercise} of every exercise module (a name is an exercise's id, so it is unique)."""
     import importlib
 
-    from bertedu.exercises.core import Exercise
+    from bertedu.teaching.exercises.core import Exercise
 
     found: dict[str, object] = {}
-    for path in sorted((PACKAGE / "exercises").glob("*.py")):
-        module = importlib.import_module(f"bertedu.exercises.{path.stem}")
+    for path in sorted((PACKAGE / "teaching" / "exercises").glob("*.py")):
+        module = importlib.import_module(f"bertedu.teaching.exercises.{path.stem}")
         for value in vars(module).values():
             if isinstance(value, Exercise):
                 other = found.setdefault(value.name, value)
@@ -251,13 +251,13 @@ def without_comments(code: str) -> list[tuple[int, str]]:
 
 def test_every_solution_with_english_comments_has_a_chinese_version():
     missing = untranslated_solutions(exercises(), ZH_SOLUTIONS)
-    assert not missing, "add these exercises to a SOLUTIONS dict in bertedu/i18n/zh_*.py: " + ", ".join(
-        missing
+    assert not missing, (
+        "add these exercises to a SOLUTIONS dict in bertedu/teaching/i18n/zh_*.py: " + ", ".join(missing)
     )
 
 
 def test_the_solution_collector_finds_an_untranslated_solution():
-    from bertedu.exercises.core import Exercise
+    from bertedu.teaching.exercises.core import Exercise
 
     def fake(name: str, code: str) -> Exercise:
         return Exercise(name, "", lambda answer: (True, ""), solution_code=code)
@@ -272,7 +272,9 @@ def test_the_solution_collector_finds_an_untranslated_solution():
 
 def test_the_solutions_translate_only_exercises_that_exist():
     unused = sorted(set(ZH_SOLUTIONS) - set(exercises()))
-    assert not unused, f"bertedu/i18n/zh_*.py SOLUTIONS name exercises that do not exist (renamed?): {unused}"
+    assert not unused, (
+        f"bertedu/teaching/i18n/zh_*.py SOLUTIONS name exercises that do not exist (renamed?): {unused}"
+    )
 
 
 @pytest.mark.parametrize("name", sorted(ZH_SOLUTIONS))
@@ -285,7 +287,7 @@ def test_a_translated_solution_differs_only_in_its_comments_and_is_chinese(name)
 
 
 def test_the_solution_shown_is_the_translation_of_that_exercise():
-    from bertedu.exercises import welcome as ex
+    from bertedu.teaching.exercises import welcome as ex
 
     english = ex.expected_masked.solution_code
     assert i18n.translate_solution("expected_masked", english, "en") == english
@@ -313,7 +315,7 @@ def test_a_broken_translation_falls_back_to_english(monkeypatch):
 
 
 def test_exercise_feedback_follows_the_language():
-    from bertedu.exercises import welcome as ex
+    from bertedu.teaching.exercises import welcome as ex
 
     english = ex.expected_masked.check(24)
     assert str(english).startswith("✗ Not yet: 24 is the number replaced by [MASK]")
@@ -331,7 +333,7 @@ def test_exercise_feedback_follows_the_language():
 def test_the_shared_checker_messages_follow_the_language():
     import numpy as np
 
-    from bertedu.exercises.core import Exercise, expects_function, number_problem, rounded_message
+    from bertedu.teaching.exercises.core import Exercise, expects_function, number_problem, rounded_message
 
     i18n.set_language("zh")
     assert number_problem(np.zeros(3)) == "请给出一个数，而不是形状为 (3,) 的数组，例如 answer = 1.23。"
@@ -373,7 +375,7 @@ def figure_texts(fig) -> list[str]:
 
 
 def need_cjk_font():
-    from bertedu.viz._core import cjk_font
+    from bertedu.teaching.viz._core import cjk_font
 
     if cjk_font() is None:
         reason = "no font with Chinese glyphs for matplotlib (Debian: apt-get install fonts-noto-cjk)"
@@ -387,8 +389,8 @@ def need_cjk_font():
 def test_plot_labels_follow_the_language_and_every_character_has_a_glyph():
     import torch
 
-    from bertedu import viz
-    from bertedu.viz._core import missing_glyphs
+    from bertedu.teaching import viz
+    from bertedu.teaching.viz._core import missing_glyphs
 
     need_cjk_font()
     counts = {"[MASK]": 118, "random": 16, "unchanged": 14, "not selected": 852}
@@ -420,7 +422,7 @@ def test_the_glyph_check_can_fail():
     """Without a CJK font in the list, the Chinese characters of a figure are reported."""
     import matplotlib.pyplot as plt
 
-    from bertedu.viz._core import missing_glyphs
+    from bertedu.teaching.viz._core import missing_glyphs
 
     with matplotlib.rc_context({"font.family": ["DejaVu Sans"]}):
         fig, ax = plt.subplots()

@@ -6,7 +6,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from bertedu.losses import masked_cross_entropy, mlm_loss, nsp_loss, pretraining_loss
+from bertedu.core.losses import masked_cross_entropy, mlm_loss, nsp_loss, pretraining_loss
 
 
 def test_mlm_loss_by_hand():

@@ -1,12 +1,12 @@
-"""Tests for bertedu.masking: 15 % selection, 80/10/10 split, specials untouched, labels, whole words."""
+"""Tests for bertedu.core.masking: 15 % selection, 80/10/10 split, specials untouched, labels, whole words."""
 
 from __future__ import annotations
 
 import pytest
 import torch
 
-from bertedu.masking import IGNORE_INDEX, mask_tokens, mask_tokens_with_details
-from bertedu.tokenizer import SPECIAL_TOKENS, BertTokenizer
+from bertedu.core.masking import IGNORE_INDEX, mask_tokens, mask_tokens_with_details
+from bertedu.core.tokenizer import SPECIAL_TOKENS, BertTokenizer
 
 # A vocabulary laid out like ours: [PAD]=0 [UNK]=1 [CLS]=2 [SEP]=3 [MASK]=4, then 95 ordinary tokens.
 PAD, UNK, CLS, SEP, MASK = range(5)

@@ -1,9 +1,9 @@
-"""bertedu.metrics: accuracy, macro-F1, token accuracy, SQuAD normalisation, exact match and F1."""
+"""bertedu.training.metrics: accuracy, macro-F1, token accuracy, SQuAD normalisation, exact match and F1."""
 
 import pytest
 import torch
 
-from bertedu.metrics import (
+from bertedu.training.metrics import (
     accuracy,
     exact_match,
     macro_f1,

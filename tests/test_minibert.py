@@ -3,8 +3,8 @@
 import pytest
 import torch
 
-from bertedu.minibert import MiniBert, mask_one_word, train_minibert
-from bertedu.probes import masked_word_probabilities, predict_masked
+from bertedu.course.minibert import MiniBert, mask_one_word, train_minibert
+from bertedu.training.probes import masked_word_probabilities, predict_masked
 
 WORDS = ["the", "man", "woman", "reads", "eats", "book", "meat", "paper", "bread"]
 SENTENCES = [

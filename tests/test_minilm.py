@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 import torch
 
-from bertedu.minilm import INSTALL_HINT, MINILM_PACKAGE, MINILM_VERSION, load_minilm, minilm_dir
-from bertedu.model import BertForSequenceClassification, BertModel, count_parameters
+from bertedu.core.minilm import INSTALL_HINT, MINILM_PACKAGE, MINILM_VERSION, load_minilm, minilm_dir
+from bertedu.core.model import BertForSequenceClassification, BertModel, count_parameters
 
 
 def test_minilm_dir_has_the_files():
@@ -32,7 +32,7 @@ def test_every_install_path_pins_the_version_the_package_expects():
     for name in ("Makefile", "environment.yml"):
         text = (root / name).read_text(encoding="utf-8")
         found = set(re.findall(rf"{re.escape(MINILM_PACKAGE)}==[0-9][^\s\"']*", text))
-        assert found == {pin}, f"{name} pins {found}, bertedu.minilm expects {pin}"
+        assert found == {pin}, f"{name} pins {found}, bertedu.core.minilm expects {pin}"
     from importlib.metadata import version
 
     assert version(MINILM_PACKAGE) == MINILM_VERSION

@@ -6,9 +6,9 @@ import pytest
 import torch
 from support import small_bert_config
 
-from bertedu.config import BertConfig
-from bertedu.embeddings import BertEmbeddings
-from bertedu.model import (
+from bertedu.core.config import BertConfig
+from bertedu.core.embeddings import BertEmbeddings
+from bertedu.core.model import (
     BertForPreTraining,
     BertForQuestionAnswering,
     BertForSequenceClassification,

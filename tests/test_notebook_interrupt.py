@@ -13,7 +13,7 @@ import textwrap
 
 import pytest
 
-from bertedu.checkpoint import load_checkpoint
+from bertedu.training.checkpoint import load_checkpoint
 
 nbformat = pytest.importorskip("nbformat")
 nbclient = pytest.importorskip("nbclient")
@@ -29,8 +29,8 @@ def test_an_interrupted_training_cell_fails_with_the_reason(corpus_files, tmp_pa
         f"""
         import torch
         torch.set_num_threads(1)
-        from bertedu.optim import make_optimizer
-        from bertedu.pretrain import PretrainingConfig, pretrain
+        from bertedu.training.optim import make_optimizer
+        from bertedu.training.pretrain import PretrainingConfig, pretrain
         config = PretrainingConfig(
             corpus={str(corpus_files / "corpus.txt")!r}, model_size="tiny", steps=1_000_000, batch_size=8,
             max_length=32, eval_every=0, checkpoint_every=0, num_threads=1,

@@ -1,11 +1,11 @@
-"""The shared optimizer and learning-rate schedule (bertedu.optim)."""
+"""The shared optimizer and learning-rate schedule (bertedu.training.optim)."""
 
 import warnings
 
 import pytest
 import torch
 
-from bertedu.optim import (
+from bertedu.training.optim import (
     TrainingDivergenceWarning,
     linear_schedule,
     make_optimizer,
@@ -86,5 +86,5 @@ def test_pretraining_divergence_warning_points_at_the_caller_of_the_loop():
         "Training diverged: the loss ended at 4.000, 1.3 times where it started (3.000, the mean over the "
         "first 10 steps), so the model is worse than at the start. Try a lower learning rate (now 0.001; e.g. "
         "a tenth of it), a longer warm-up (now 5 steps); plot the loss with "
-        "bertedu.viz.plot_loss_curves(run.history)."
+        "bertedu.teaching.viz.plot_loss_curves(run.history)."
     )

@@ -1,6 +1,7 @@
-"""The package's architecture stays readable: the map in CONTRIBUTING.md matches the modules, imports go one
-way (the library never imports the course; the core never imports the scale-out or the teaching machinery),
-and every module says which notebook introduces it. (The size rule is on functions: tests/test_code_shape.py.)"""
+"""The package's architecture stays readable: the folders are the layers (core, training, scaleout, course,
+teaching), the map in CONTRIBUTING.md matches the modules, imports go one way between the layers (the core imports
+no other layer; the library never imports the course), and every module says which notebook introduces it. (The
+size rule is on functions: tests/test_code_shape.py.)"""
 
 from __future__ import annotations
 
@@ -12,33 +13,28 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "bertedu"
-# Application layer: may import anything. Every other module is library code and must not import these.
-APPLICATION = {"course", "cli", "ablations"}
-# The core a student reads (the model, its data types, tokenizer and masking) ...
-CORE = {
-    "config",
-    "validation",
-    "attention",
-    "embeddings",
-    "encoder",
-    "heads",
-    "variants",
-    "losses",
-    "outputs",
-    "model",
-    "serialization",
-    "tokenizer",
-    "masking",
+#: The layer folders of bertedu/ and the layers each may import. Every layer may also import the ground floor
+#: (``bertedu.files``, ``bertedu.utils``, ``bertedu.__version__``); the top-level programs (``cli``, ``doctor``)
+#: may import anything, and nothing imports them.
+LAYERS = {
+    "core": {"core"},  # BERT itself: a reader of the model sees nothing else
+    "training": {"core", "scaleout", "training"},  # the loop runs one process or several, in memory or shards
+    "scaleout": {"core", "training", "scaleout"},  # DDP and shards serve the loop and stream its data pipeline
+    "teaching": {"core", "training", "scaleout", "teaching"},  # quizzes, exercises, plots: never the course
+    "course": {"core", "training", "scaleout", "teaching", "course"},  # the recipes: the application layer
 }
-# ... never imports the scale-out (several processes, corpora larger than memory) or the teaching machinery.
-SCALE_OUT = {"distributed", "shards"}
-TEACHING = {"quiz", "exercises", "viz", "i18n", "show", "doctor"}
+GROUND = {"files", "utils", "__version__"}
+PROGRAMS = {"cli", "doctor"}
 
 
 def package_entries() -> set[str]:
-    """Top-level modules (``name.py``) and subpackages (``name/``) of bertedu, as written in the map."""
-    entries = {p.name for p in PACKAGE.glob("*.py") if p.name != "__init__.py" and p.name != "__main__.py"}
-    entries |= {p.name + "/" for p in PACKAGE.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
+    """The map's rows: top-level modules (``cli.py``), each layer's modules (``core/model.py``) and the
+    subpackages inside a layer (``teaching/quiz/``), paths relative to bertedu/."""
+    entries = {p.name for p in PACKAGE.glob("*.py") if p.name not in ("__init__.py", "__main__.py")}
+    for layer in LAYERS:
+        folder = PACKAGE / layer
+        entries |= {f"{layer}/{p.name}" for p in folder.glob("*.py") if p.name != "__init__.py"}
+        entries |= {f"{layer}/{p.name}/" for p in folder.iterdir() if (p / "__init__.py").exists()}
     return entries
 
 
@@ -46,6 +42,13 @@ def map_entries() -> set[str]:
     text = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
     section = text.split("## Package map", 1)[1].split("\n## ", 1)[0]
     return set(re.findall(r"^\| `([\w/]+(?:\.py)?/?)` \|", section, flags=re.M))
+
+
+def test_the_folders_are_the_layers():
+    folders = {p.name for p in PACKAGE.iterdir() if (p / "__init__.py").exists()}
+    assert folders == set(LAYERS), f"bertedu/'s folders {sorted(folders)} are not the layers {sorted(LAYERS)}"
+    loose = {p.stem for p in PACKAGE.glob("*.py")} - {"__init__"} - GROUND - PROGRAMS
+    assert not loose, f"modules outside a layer folder: {sorted(loose)}; put each in its layer"
 
 
 def modules() -> list[Path]:
@@ -87,52 +90,38 @@ def imported_modules(tree: ast.AST) -> list[tuple[str, ast.AST]]:
     return out
 
 
+def layer_of(module: str) -> str | None:
+    """``bertedu.core.model`` -> ``core``; ``bertedu.files`` -> ``files``; None outside bertedu."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 and parts[0] == "bertedu" else None
+
+
 @pytest.mark.parametrize("path", modules(), ids=module_name)
-def test_library_modules_never_import_course_code(path):
-    name = module_name(path)
-    if name.split(".")[1] in APPLICATION:
+def test_imports_go_one_way_between_the_layers(path):
+    layer = layer_of(module_name(path))
+    if layer in PROGRAMS or layer is None or layer == "__init__":
         return
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    for target, node in imported_modules(tree):
-        if node_in_main_guard(tree, node):
-            continue  # `python -m bertedu.pretrain` hands over to bertedu.cli
-        parts = target.split(".")
-        assert not (len(parts) > 1 and parts[0] == "bertedu" and parts[1] in APPLICATION), (
-            f"{name} imports {target}: library modules must not depend on the course's recipes or the CLI"
-        )
-
-
-@pytest.mark.parametrize("name", sorted(CORE))
-def test_the_core_never_imports_scale_out_or_teaching_code(name):
-    path = PACKAGE / f"{name}.py"
-    assert path.exists(), f"CORE names bertedu.{name}, which is gone: update CORE"
+    allowed = LAYERS.get(layer, set()) | GROUND
     for target, node in imported_modules(ast.parse(path.read_text(encoding="utf-8"))):
-        parts = target.split(".")
-        assert not (
-            len(parts) > 1 and parts[0] == "bertedu" and parts[1] in SCALE_OUT | TEACHING | APPLICATION
-        ), (
-            f"bertedu.{name}:{node.lineno} imports {target}: the core (model, data types, tokenizer, masking) must "
-            "not depend on the scale-out (distributed, shards), the teaching machinery (quiz, exercises, viz, "
-            "i18n, show, doctor) or the course"
+        other = layer_of(target)
+        assert other is None or other in allowed, (
+            f"{module_name(path)}:{node.lineno} imports {target}: the {layer} layer may import only "
+            f"{sorted(allowed)} (the core is BERT alone; the library never imports the course or the programs)"
         )
+
+
+def test_the_layer_rule_catches_a_wrong_import(tmp_path):
+    tree = ast.parse("from bertedu.teaching.quiz import Quiz\nimport bertedu.course.ablations\n")
+    bad = [t for t, _ in imported_modules(tree) if layer_of(t) not in LAYERS["core"] | GROUND]
+    assert "bertedu.teaching.quiz" in bad and "bertedu.course.ablations" in bad
 
 
 def test_the_import_check_sees_every_form_of_import():
-    tree = ast.parse("import bertedu.shards\nfrom bertedu import viz\nfrom bertedu.quiz.store import x\n")
+    tree = ast.parse(
+        "import bertedu.scaleout.shards\nfrom bertedu.teaching import viz\nfrom bertedu.teaching.quiz.store import x\n"
+    )
     targets = {target for target, _ in imported_modules(tree)}
-    assert {"bertedu.shards", "bertedu.viz", "bertedu.quiz.store"} <= targets
-
-
-def node_in_main_guard(tree: ast.Module, node: ast.AST) -> bool:
-    for stmt in tree.body:
-        if (
-            isinstance(stmt, ast.If)
-            and isinstance(stmt.test, ast.Compare)
-            and getattr(stmt.test.left, "id", "") == "__name__"
-        ):
-            if any(node is n for n in ast.walk(stmt)):
-                return True
-    return False
+    assert {"bertedu.scaleout.shards", "bertedu.teaching.viz", "bertedu.teaching.quiz.store"} <= targets
 
 
 @pytest.mark.parametrize("path", modules(), ids=module_name)
@@ -145,7 +134,10 @@ def test_no_function_local_imports_of_bertedu_modules(path):
             continue
         for node in ast.walk(func):
             if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("bertedu"):
-                allowed = path.name == "minilm.py" and node.module in ("bertedu.model", "bertedu.tokenizer")
+                allowed = path.name == "minilm.py" and node.module in (
+                    "bertedu.core.model",
+                    "bertedu.core.tokenizer",
+                )
                 assert allowed, (
                     f"{module_name(path)}:{node.lineno} imports {node.module} inside {func.name}()"
                 )

@@ -1,4 +1,4 @@
-"""The pretraining loop (bertedu.pretrain): settings, history, the NaN guard, determinism, resuming."""
+"""The pretraining loop (bertedu.training.pretrain): settings, history, the NaN guard, determinism, resuming."""
 
 import math
 import signal
@@ -8,19 +8,19 @@ import pytest
 import torch
 from support import CORPUS, assert_clipped_to, gradients_after_one_step, same_weights
 
-import bertedu.pretrain as pretrain_module
-from bertedu.checkpoint import load_checkpoint
-from bertedu.data import read_corpus
-from bertedu.model import BertForPreTraining
-from bertedu.optim import TrainingDivergedError, TrainingDivergenceWarning, warn_if_diverged
-from bertedu.pretrain import (
+import bertedu.training.pretrain as pretrain_module
+from bertedu.core.model import BertForPreTraining
+from bertedu.core.tokenizer import train_tokenizer
+from bertedu.training.checkpoint import load_checkpoint
+from bertedu.training.data import read_corpus
+from bertedu.training.optim import TrainingDivergedError, TrainingDivergenceWarning, warn_if_diverged
+from bertedu.training.pretrain import (
     PretrainingConfig,
     TrainingInterrupted,
     pretrain,
     pretraining_batches,
     train_step,
 )
-from bertedu.tokenizer import train_tokenizer
 
 
 # --- settings ----------------------------------------------------------------------------------------------
@@ -52,7 +52,7 @@ def test_train_tokenizer_keeps_every_word_whole():
 # --- the loop ------------------------------------------------------------------------------------------------
 @pytest.mark.slow
 def test_pretrain_records_history_and_metrics(tiny_run):
-    from bertedu.viz import plot_loss_curves
+    from bertedu.teaching.viz import plot_loss_curves
 
     run = pretrain(tiny_run(), progress=False)
     train = [r for r in run.history if r["split"] == "train"]

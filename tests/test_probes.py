@@ -3,11 +3,12 @@
 import pytest
 import torch
 
-from bertedu.config import BertConfig
-from bertedu.evalsets import MaskedWordItem, NSPItem, load_masked_word_items, load_nsp_items
-from bertedu.model import BertForPreTraining
-from bertedu.outputs import BertForPreTrainingOutput
-from bertedu.probes import (
+from bertedu.core.config import BertConfig
+from bertedu.core.model import BertForPreTraining
+from bertedu.core.outputs import BertForPreTrainingOutput
+from bertedu.core.tokenizer import SPECIAL_TOKENS
+from bertedu.training.evalsets import MaskedWordItem, NSPItem, load_masked_word_items, load_nsp_items
+from bertedu.training.probes import (
     candidate_mask,
     evaluate_pretraining,
     group_cosine_similarity,
@@ -17,7 +18,6 @@ from bertedu.probes import (
     pca_2d,
     predict_masked,
 )
-from bertedu.tokenizer import SPECIAL_TOKENS
 
 WORDS = ["the", "cat", "dog", "drinks", "eats", "milk", "water", "meat", "##s", "sun", "shines"]
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from bertedu.quiz import i18n
-from bertedu.quiz.banks import (
+from bertedu.teaching.quiz import i18n
+from bertedu.teaching.quiz.banks import (
     BankError,
     _is_prose,
     bank_files,
@@ -21,8 +21,8 @@ from bertedu.quiz.banks import (
     validate_bank_data,
     validate_bank_file,
 )
-from bertedu.quiz.core import correct_answer, grade
-from bertedu.quiz.render import markdown_to_html, plain_text
+from bertedu.teaching.quiz.core import correct_answer, grade
+from bertedu.teaching.quiz.render import markdown_to_html, plain_text
 
 BANK_FILES = bank_files()
 CJK = re.compile(r"[\u3400-\u9fff]")

@@ -24,7 +24,7 @@ TIMEOUT = 120  # seconds; a safety net against a hung child, far above the few s
 def _answer_many(home: str, worker: int, n: int, same_question: bool, start) -> None:
     """Child process: record ``n`` answers (distinct question ids, or the same one) into ``home``."""
     os.environ["BERTEDU_HOME"] = home
-    from bertedu.quiz.store import ProgressStore
+    from bertedu.teaching.quiz.store import ProgressStore
 
     store = ProgressStore()
     start.wait(TIMEOUT)

@@ -1,10 +1,10 @@
-"""Grading core of bertedu.quiz: normalisation, number parsing and grade() for every question type."""
+"""Grading core of bertedu.teaching.quiz: normalisation, number parsing and grade() for every question type."""
 
 import pytest
 
-from bertedu import quiz
-from bertedu.quiz.banks import Blank, bank_from_data
-from bertedu.quiz.core import correct_answer, grade, grade_blank, normalize_text, parse_number
+from bertedu.teaching import quiz
+from bertedu.teaching.quiz.banks import Blank, bank_from_data
+from bertedu.teaching.quiz.core import correct_answer, grade, grade_blank, normalize_text, parse_number
 
 
 @pytest.fixture(autouse=True)

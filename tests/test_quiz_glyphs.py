@@ -1,7 +1,7 @@
 """No quiz text needs an emoji font (issue 16: without one, Chromium drew the markers on Hint, Show solution
 and the result lines as empty boxes).
 
-Every string of bertedu/quiz (the i18n tables, every string literal of its modules, and the text of live
+Every string of bertedu/teaching/quiz (the i18n tables, every string literal of its modules, and the text of live
 widgets driven through their states in both languages) is scanned for code points in the emoji and
 pictograph blocks. The few symbols kept on purpose are checked against the fonts the course relies on:
 DejaVu Sans (shipped inside matplotlib, and Debian's default) and, for Chinese, Noto Sans CJK when installed.
@@ -15,12 +15,12 @@ from pathlib import Path
 import ipywidgets as widgets
 import pytest
 
-from bertedu import quiz
-from bertedu.quiz import i18n
-from bertedu.quiz.store import ProgressStore
+from bertedu.teaching import quiz
+from bertedu.teaching.quiz import i18n
+from bertedu.teaching.quiz.store import ProgressStore
 
 QUIZ_DIR = Path(i18n.__file__).parent
-# Defined here independently of bertedu.quiz.render, so a wrong range there cannot hide a pictograph.
+# Defined here independently of bertedu.teaching.quiz.render, so a wrong range there cannot hide a pictograph.
 FORBIDDEN = [(0x1F000, 0x1FAFF), (0x2600, 0x27BF), (0xFE0F, 0xFE0F)]
 KEPT = {"\u2713": "CHECK MARK", "\u2717": "BALLOT X", "\u2610": "BALLOT BOX"}  # not emoji; DejaVu draws them
 DEJAVU = Path(__import__("matplotlib").get_data_path()) / "fonts" / "ttf" / "DejaVuSans.ttf"
@@ -50,7 +50,7 @@ def ui_tables() -> dict[str, str]:
 
 
 def module_literals() -> dict[str, str]:
-    """Every string literal in bertedu/quiz/*.py (labels built in code, f-string parts, docstrings)."""
+    """Every string literal in bertedu/teaching/quiz/*.py (labels built in code, f-string parts, docstrings)."""
     out = {}
     for path in sorted(QUIZ_DIR.glob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
@@ -122,7 +122,7 @@ def _drive_every_state(lang: str) -> list:
         w.solution_button.click()
         shown.append(widget_texts(w, []))
         w.solution_button.click()
-        from bertedu.quiz.core import correct_answer
+        from bertedu.teaching.quiz.core import correct_answer
 
         answer = correct_answer(q)
         if q.type == "single":

@@ -5,9 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from bertedu import quiz
-from bertedu.quiz import store as store_mod
-from bertedu.quiz.store import ProgressStore, get_store, progress_path
+from bertedu.teaching import quiz
+from bertedu.teaching.quiz import store as store_mod
+from bertedu.teaching.quiz.store import ProgressStore, get_store, progress_path
 
 
 @pytest.fixture(autouse=True)

@@ -9,7 +9,7 @@ import signal
 
 import pytest
 
-from bertedu.quiz.render import markdown_to_html, plain_text
+from bertedu.teaching.quiz.render import markdown_to_html, plain_text
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,4 @@
-"""The instructor's class report (``python -m bertedu.quiz.report``) on a folder of synthetic exports.
+"""The instructor's class report (``python -m bertedu.teaching.quiz.report``) on a folder of synthetic exports.
 
 The exports are made the way students make them: answers recorded through the real ProgressStore (one
 student through the real widgets) and written by ``export_progress``. Bad and foreign files sit next to
@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from bertedu import quiz
-from bertedu.quiz import report
-from bertedu.quiz.store import ProgressStore, _stores
+from bertedu.teaching import quiz
+from bertedu.teaching.quiz import report
+from bertedu.teaching.quiz.store import ProgressStore, _stores
 
 NB = "00_welcome"
 # show-solution: single choice, option index 1 is right.
@@ -169,7 +169,7 @@ def test_table_numbers(exports):
 def test_command_writes_csv_markdown_and_plot(exports, tmp_path):
     out = tmp_path / "report"
     proc = subprocess.run(
-        [sys.executable, "-m", "bertedu.quiz.report", str(exports), "--out", str(out)],
+        [sys.executable, "-m", "bertedu.teaching.quiz.report", str(exports), "--out", str(out)],
         capture_output=True,
         text=True,
         timeout=120,

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from bertedu import quiz
-from bertedu.quiz.store import ProgressError, ProgressStore, ProgressWarning, get_store
+from bertedu.teaching import quiz
+from bertedu.teaching.quiz.store import ProgressError, ProgressStore, ProgressWarning, get_store
 
 NB, QID = "00_welcome", "show-solution"  # a single-choice question; option 1 is right
 

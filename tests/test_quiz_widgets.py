@@ -6,11 +6,11 @@ import re
 
 import pytest
 
-from bertedu import quiz
-from bertedu.quiz.api import deck_title
-from bertedu.quiz.flashcards import FlashcardDeck
-from bertedu.quiz.store import ProgressStore
-from bertedu.quiz.widgets import FillInWidget, MultipleChoiceWidget, SingleChoiceWidget
+from bertedu.teaching import quiz
+from bertedu.teaching.quiz.api import deck_title
+from bertedu.teaching.quiz.flashcards import FlashcardDeck
+from bertedu.teaching.quiz.store import ProgressStore
+from bertedu.teaching.quiz.widgets import FillInWidget, MultipleChoiceWidget, SingleChoiceWidget
 
 WELCOME = "00_welcome"
 
@@ -257,7 +257,7 @@ def test_review_draws_from_every_bank_deterministically(home):
     with pytest.raises(ValueError, match="positive integer"):
         quiz.review(n=0)
     q = r.questions[0]
-    from bertedu.quiz.core import correct_answer
+    from bertedu.teaching.quiz.core import correct_answer
 
     if q.question.type == "single":
         q.options_box.value = correct_answer(q.question)
@@ -357,8 +357,8 @@ def test_progress_summary_and_reset_widget(home):
 def test_every_bank_renders_and_grades_through_its_widgets(name):
     """Every question of every bank builds its widget, shows a static fallback, and the reference
     answer entered in the controls is graded Correct (in both languages)."""
-    from bertedu.quiz.core import correct_answer
-    from bertedu.quiz.widgets import question_widget
+    from bertedu.teaching.quiz.core import correct_answer
+    from bertedu.teaching.quiz.widgets import question_widget
 
     bank = quiz.load_bank(name)
     for q in bank.questions:
@@ -393,7 +393,7 @@ def test_every_bank_renders_and_grades_through_its_widgets(name):
 # ------------------------------------------------------------------- state that survives a restart
 def _restart():
     """What a kernel restart does to the quiz: the cached store is gone, the file stays."""
-    from bertedu.quiz import store
+    from bertedu.teaching.quiz import store
 
     store._stores.clear()
 
@@ -470,7 +470,7 @@ def test_flashcards_show_saved_marks_after_a_restart(home):
 def test_records_are_not_shown_when_recording_is_off(home):
     ProgressStore().record_attempt(WELCOME, "show-solution", 1.0, answer=[1])
     _restart()
-    from bertedu.quiz.widgets import question_widget
+    from bertedu.teaching.quiz.widgets import question_widget
 
     w = question_widget(quiz.load_bank(WELCOME).question("show-solution"), record=False)
     assert w.saved.value == "" and w.options_box.value is None and w.solution_button.disabled

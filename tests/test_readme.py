@@ -19,7 +19,7 @@ Each command of a ```bash block (in CONTRIBUTING.md: an unlabelled or bash block
 A command none of these rules knows fails the test, so a new README command needs a rule here.
 Inline commands in the README's prose (`` `make ...` ``, `` `.venv/bin/...` ``, `` `python -m ...` ``) are
 linted by the same rules; a bare ``python`` there is accepted because the README says how to activate.
-The quiz and flashcard button names the README mentions are the ones bertedu.quiz.i18n shows.
+The quiz and flashcard button names the README mentions are the ones bertedu.teaching.quiz.i18n shows.
 """
 
 from __future__ import annotations
@@ -472,12 +472,12 @@ def _one(text: str, activated: str = "") -> Command:
 @pytest.mark.parametrize(
     "text, message",
     [
-        ("python -m bertedu.pretrain --help", "bare `python` is the system's"),
+        ("python -m bertedu.cli --help", "bare `python` is the system's"),
         ("make frobnicate", "`make -n` failed"),
         ("make lab TORCH_INDEX=gpu", "`make -n` failed"),
-        (".venv/bin/python -m bertedu.pretrain --corpus data/simple_sentences.txt --epochs 3", "--epochs"),
+        (".venv/bin/python -m bertedu.cli --corpus data/simple_sentences.txt --epochs 3", "--epochs"),
         (
-            ".venv/bin/python -m bertedu.pretrain --corpus data/no_such_file.txt --output runs/x",
+            ".venv/bin/python -m bertedu.cli --corpus data/no_such_file.txt --output runs/x",
             "does not exist",
         ),
         (".venv/bin/python -m bertedu.nothing", "no module"),
@@ -510,7 +510,7 @@ def test_make_dry_run_shows_the_cpu_index_only_when_asked(tmp_path):
 
 
 def test_readme_names_the_buttons_the_widgets_show():
-    from bertedu.quiz.i18n import UI
+    from bertedu.teaching.quiz.i18n import UI
 
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     for key in ("check", "hint_show", "solution_show", "flip", "next", "previous", "known", "unknown"):

@@ -1,4 +1,4 @@
-"""Corpora larger than memory (bertedu.shards): the shard format holds exactly the tokenized corpus, batches
+"""Corpora larger than memory (bertedu.scaleout.shards): the shard format holds exactly the tokenized corpus, batches
 stream one shard at a time and resume exactly, memory does not grow with the corpus, and pretrain and the
 command line take a shard folder as the corpus."""
 
@@ -14,10 +14,10 @@ import pytest
 import torch
 from support import CORPUS, same_weights
 
-from bertedu.data import PretrainingCollator, read_corpus
-from bertedu.pretrain import pretrain
-from bertedu.shards import SHARDS_META, ShardedCorpus, is_shard_folder, write_shards
-from bertedu.tokenizer import train_tokenizer
+from bertedu.core.tokenizer import train_tokenizer
+from bertedu.scaleout.shards import SHARDS_META, ShardedCorpus, is_shard_folder, write_shards
+from bertedu.training.data import PretrainingCollator, read_corpus
+from bertedu.training.pretrain import pretrain
 
 
 def corpus_file(tmp_path, copies: int = 1, name: str = "corpus.txt"):
@@ -121,8 +121,8 @@ def test_streaming_memory_does_not_grow_with_the_corpus(tmp_path):
 @pytest.mark.slow
 def test_pretrain_on_shards_resumes_bit_for_bit(tmp_path):
     folder = write_shards(corpus_file(tmp_path, copies=2), tmp_path / "shards", shard_tokens=40)
-    from bertedu.config import PRESETS
-    from bertedu.pretrain import PretrainingConfig
+    from bertedu.core.config import PRESETS
+    from bertedu.training.pretrain import PretrainingConfig
 
     assert "tiny" in PRESETS
     config = PretrainingConfig(
@@ -148,7 +148,7 @@ def test_command_lines_write_shards_and_train_on_them(tmp_path):
         [
             sys.executable,
             "-m",
-            "bertedu.shards",
+            "bertedu.scaleout.shards",
             "--corpus",
             str(path),
             "--output",
@@ -168,7 +168,7 @@ def test_command_lines_write_shards_and_train_on_them(tmp_path):
         [
             sys.executable,
             "-m",
-            "bertedu.pretrain",
+            "bertedu.training.pretrain",
             *args,
             "--max-length",
             "32",
@@ -188,7 +188,7 @@ def test_command_lines_write_shards_and_train_on_them(tmp_path):
 def test_damaged_or_unusable_shards_are_refused_with_what_to_do(tmp_path):
     folder = write_shards(corpus_file(tmp_path), tmp_path / "shards", shard_tokens=40)
     (folder / "shard-00000.ids.npy").unlink()
-    with pytest.raises(ValueError, match="not a complete shard folder.*python -m bertedu.shards"):
+    with pytest.raises(ValueError, match="not a complete shard folder.*python -m bertedu.scaleout.shards"):
         ShardedCorpus(folder)
     (tmp_path / "one.txt").write_text("just one document\nof two sentences\n", encoding="utf-8")
     with pytest.raises(ValueError, match="NSP needs at least two documents"):
@@ -199,7 +199,7 @@ def test_damaged_or_unusable_shards_are_refused_with_what_to_do(tmp_path):
 
 
 def test_pretrain_refuses_a_vocab_size_the_shards_do_not_have(tmp_path):
-    from bertedu.pretrain import PretrainingConfig
+    from bertedu.training.pretrain import PretrainingConfig
 
     folder = write_shards(corpus_file(tmp_path), tmp_path / "shards")
     config = PretrainingConfig(

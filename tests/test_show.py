@@ -1,4 +1,4 @@
-"""bertedu.show: the package's real source, highlighted, under a path:line header that never shows this
+"""bertedu.teaching.show: the package's real source, highlighted, under a path:line header that never shows this
 machine's absolute paths."""
 
 from __future__ import annotations
@@ -9,11 +9,11 @@ import re
 import pytest
 import torch.nn.functional as F
 
-from bertedu import attention
-from bertedu.attention import BertSelfAttention, build_key_mask, scaled_dot_product_attention
-from bertedu.config import BertConfig
-from bertedu.embeddings import BertEmbeddings
-from bertedu.show import SourceView, show, source_of
+from bertedu.core import attention
+from bertedu.core.attention import BertSelfAttention, build_key_mask, scaled_dot_product_attention
+from bertedu.core.config import BertConfig
+from bertedu.core.embeddings import BertEmbeddings
+from bertedu.teaching.show import SourceView, show, source_of
 
 ABSOLUTE = re.compile(r"(?<![\w.])/(?:work|tmp|root|home|usr)/")
 
@@ -22,8 +22,8 @@ def test_function_source_with_relative_path_and_first_line():
     view = source_of(scaled_dot_product_attention)
     lines, first = inspect.getsourcelines(scaled_dot_product_attention)
     assert view.code == "".join(lines) and view.first_line == first
-    assert view.path == "bertedu/attention.py"
-    assert view.header == f"bertedu/attention.py:{first} · scaled_dot_product_attention"
+    assert view.path == "bertedu/core/attention.py"
+    assert view.header == f"bertedu/core/attention.py:{first} · scaled_dot_product_attention"
 
 
 @pytest.mark.parametrize(
@@ -35,7 +35,7 @@ def test_function_source_with_relative_path_and_first_line():
             "BertSelfAttention.split_heads",
         ),
         (BertEmbeddings, "BertEmbeddings"),
-        (attention, "bertedu.attention"),
+        (attention, "bertedu.core.attention"),
         (F.softmax, "softmax"),
     ],
 )
@@ -60,7 +60,7 @@ def test_plain_text_is_numbered_and_html_is_highlighted():
 def test_show_prints_outside_jupyter(capsys):
     assert show(build_key_mask) is None
     out = capsys.readouterr().out
-    assert out.startswith("# bertedu/attention.py:") and "def build_key_mask" in out
+    assert out.startswith("# bertedu/core/attention.py:") and "def build_key_mask" in out
 
 
 @pytest.mark.parametrize(

@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 import build_student  # noqa: E402
 import editions  # noqa: E402
 
-from bertedu.exercises import attention as attention_exercises  # noqa: E402
+from bertedu.teaching.exercises import attention as attention_exercises  # noqa: E402
 
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 PENDING: set[str] = set()
@@ -100,7 +100,9 @@ def padding_mask(attention_mask):
 def fixture_notebook(*, leak: str | None) -> nbformat.NotebookNode:
     """A small instructor notebook with one exercise of notebook 01, leaking in the way ``leak`` says."""
     cells = [
-        new_code_cell("import torch\nfrom bertedu.exercises import attention as ex\nbertedu.set_seed(0)"),
+        new_code_cell(
+            "import torch\nfrom bertedu.teaching.exercises import attention as ex\nbertedu.set_seed(0)"
+        ),
         new_markdown_cell("### Exercise: the padding mask"),
         new_code_cell(
             "def padding_mask(attention_mask):\n"

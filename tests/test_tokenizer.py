@@ -1,4 +1,4 @@
-"""Tests for bertedu.tokenizer: basic tokenization, WordPiece, encode/decode, vocab.txt I/O, training,
+"""Tests for bertedu.core.tokenizer: basic tokenization, WordPiece, encode/decode, vocab.txt I/O, training,
 and agreement with Hugging Face's BertTokenizer (same vocab -> same tokens, ids, segments and masks)."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import warnings
 import pytest
 import torch
 
-from bertedu.tokenizer import (
+from bertedu.core.tokenizer import (
     SPECIAL_TOKENS,
     BasicTokenizer,
     BertTokenizer,
@@ -622,7 +622,7 @@ def test_real_corpus_trains_a_vocabulary():
         path = repo_root() / "data" / "simple_sentences.txt"
     except FileNotFoundError:
         pytest.skip("data/simple_sentences.txt is not written yet (issue 4, data part)")
-    from bertedu.data import read_corpus
+    from bertedu.training.data import read_corpus
 
     documents = read_corpus(path)
     vocab = train_wordpiece(documents, 300)

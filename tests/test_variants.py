@@ -1,4 +1,4 @@
-"""bertedu.variants: notebook 10's switches build small variant classes, chosen once (model_parts); BERT's own
+"""bertedu.core.variants: notebook 10's switches build small variant classes, chosen once (model_parts); BERT's own
 classes, the ones the notebooks print with show(), carry no variant branch."""
 
 from __future__ import annotations
@@ -8,14 +8,13 @@ import json
 import pytest
 import torch
 
-from bertedu.attention import BertAttention, BertSelfAttention, BertSelfOutput
-from bertedu.config import BertConfig
-from bertedu.embeddings import BertEmbeddings
-from bertedu.encoder import BertEncoder, BertLayer, BertOutput
-from bertedu.heads import BertPooler
-from bertedu.model import BertForPreTraining, BertModel
-from bertedu.show import source_of
-from bertedu.variants import (
+from bertedu.core.attention import BertAttention, BertSelfAttention, BertSelfOutput
+from bertedu.core.config import BertConfig
+from bertedu.core.embeddings import BertEmbeddings
+from bertedu.core.encoder import BertEncoder, BertLayer, BertOutput
+from bertedu.core.heads import BertPooler
+from bertedu.core.model import BertForPreTraining, BertModel
+from bertedu.core.variants import (
     CausalBertEncoder,
     CausalPreLNBertEncoder,
     LastTokenPooler,
@@ -24,6 +23,7 @@ from bertedu.variants import (
     PreLNBertLayer,
     model_parts,
 )
+from bertedu.teaching.show import source_of
 
 SMALL = dict(
     vocab_size=40,
@@ -99,7 +99,7 @@ def test_switches_build_the_right_classes(switches, embeddings, encoder, layer, 
 
 def test_bert_is_built_from_bert_classes_only():
     model = BertModel(config())
-    assert not [name for name, m in model.named_modules() if type(m).__module__ == "bertedu.variants"]
+    assert not [name for name, m in model.named_modules() if type(m).__module__ == "bertedu.core.variants"]
 
 
 @pytest.mark.parametrize("switch", ["is_decoder", "layer_norm_position"])

@@ -1,4 +1,4 @@
-"""bertedu.viz.AttentionExplorer driven headless: set widget values, check selection, matrix and output."""
+"""bertedu.teaching.viz.AttentionExplorer driven headless: set widget values, check selection, matrix and output."""
 
 import base64
 
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import torch
 
-from bertedu import viz
+from bertedu.teaching import viz
 
 plt.switch_backend("Agg")
 
@@ -163,9 +163,9 @@ TINY_VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "cat", "sat",
 
 
 def bertedu_model():
-    from bertedu.config import BertConfig
-    from bertedu.model import BertModel
-    from bertedu.tokenizer import BertTokenizer
+    from bertedu.core.config import BertConfig
+    from bertedu.core.model import BertModel
+    from bertedu.core.tokenizer import BertTokenizer
 
     config = BertConfig(
         vocab_size=len(TINY_VOCAB),

@@ -1,11 +1,11 @@
-"""bertedu.viz exports: figures (PNG/SVG), a matrix to CSV and back, bertviz's format."""
+"""bertedu.teaching.viz exports: figures (PNG/SVG), a matrix to CSV and back, bertviz's format."""
 
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 import torch
 
-from bertedu import viz
+from bertedu.teaching import viz
 
 plt.switch_backend("Agg")
 

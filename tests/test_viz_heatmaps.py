@@ -1,11 +1,11 @@
-"""bertedu.viz heatmaps: the drawn matrix is the attention, padding is left out, no figure leaks."""
+"""bertedu.teaching.viz heatmaps: the drawn matrix is the attention, padding is left out, no figure leaks."""
 
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 import torch
 
-from bertedu import viz
+from bertedu.teaching import viz
 
 plt.switch_backend("Agg")
 
@@ -212,7 +212,7 @@ def test_bad_input_gives_a_clear_value_error(call, message):
 def test_to_numpy_keeps_float64_precision():
     import torch
 
-    from bertedu.viz._core import to_numpy
+    from bertedu.teaching.viz._core import to_numpy
 
     x = torch.tensor([1 / 3, 1e-12 + 1.0], dtype=torch.float64)
     assert to_numpy(x).tolist() == x.tolist()  # not rounded through float32

@@ -1,4 +1,4 @@
-"""bertedu.viz head statistics on hand-built attention patterns with known answers."""
+"""bertedu.teaching.viz head statistics on hand-built attention patterns with known answers."""
 
 import math
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from bertedu import viz
+from bertedu.teaching import viz
 
 TOKENS = ["[CLS]", "the", "cat", "sat", "[SEP]", "it", "slept", "[SEP]"]  # T = 8, sentence pair
 T = len(TOKENS)

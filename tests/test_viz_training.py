@@ -1,11 +1,11 @@
-"""bertedu.viz training plots: loss curves (notebook 06) and masking statistics (notebook 03)."""
+"""bertedu.teaching.viz training plots: loss curves (notebook 06) and masking statistics (notebook 03)."""
 
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 import torch
 
-from bertedu import viz
+from bertedu.teaching import viz
 
 plt.switch_backend("Agg")
 
@@ -141,7 +141,7 @@ def test_masking_statistics_bad_counts(counts, message):
 def test_masking_statistics_accepts_a_masking_result_and_its_fractions():
     import torch
 
-    from bertedu.masking import mask_tokens_with_details
+    from bertedu.core.masking import mask_tokens_with_details
 
     ids = torch.randint(5, 100, (64, 40), generator=torch.Generator().manual_seed(0))
     result = mask_tokens_with_details(

@@ -14,7 +14,7 @@ The committed notebooks in notebooks/ are the instructor edition: executed, with
 * A cell tagged ``exercise`` belongs to an exercise (prompt, starter, check, hint and solution calls); every
   cell that calls ``ex.NAME.hint()`` / ``ex.NAME.solution()`` or holds a solution region counts as one.
 * Exercise checks are written ``ALIAS.NAME.check(ANSWER, ...)`` on a line of their own, where ``ALIAS`` comes
-  from ``from bertedu.exercises import TOPIC as ALIAS`` in the notebook.
+  from ``from bertedu.teaching.exercises import TOPIC as ALIAS`` in the notebook.
 
 The student edition has no outputs at all (run it to see them), no execution counts, no widget state, no
 nbgrader metadata, and a first Markdown cell that says what it is. :func:`lint` lists what would make a
@@ -47,7 +47,7 @@ END_HIDDEN = "### END HIDDEN TESTS"
 STUB_RAISE = 'raise NotImplementedError("your code here: replace this line, then run the check below")'
 STUB_COMMENT = "# YOUR CODE HERE"
 
-EXERCISE_IMPORT = re.compile(r"^\s*from\s+bertedu\.exercises\s+import\s+(\w+)\s+as\s+(\w+)\s*$", re.M)
+EXERCISE_IMPORT = re.compile(r"^\s*from\s+bertedu\.teaching\.exercises\s+import\s+(\w+)\s+as\s+(\w+)\s*$", re.M)
 CHECK_CALL = re.compile(r"^\s*(?P<alias>\w+)\.(?P<name>\w+)\.check\((?P<args>.*)\)\s*(#.*)?$", re.M)
 HELP_CALL = re.compile(r"\b\w+\.\w+\.(hint|solution)\(")
 
@@ -175,7 +175,7 @@ def replace_regions(source: str, answers: set[str], where: str) -> tuple[str, bo
 
 
 def exercise_aliases(nb) -> dict[str, str]:
-    """``{alias: topic module}`` from the notebook's ``from bertedu.exercises import TOPIC as ALIAS`` lines."""
+    """``{alias: topic module}`` from the notebook's ``from bertedu.teaching.exercises import TOPIC as ALIAS`` lines."""
     out = {}
     for cell in nb.cells:
         if cell.cell_type == "code":
@@ -213,13 +213,13 @@ def check_calls(nb) -> list[CheckCall]:
 
 
 def exercises(nb) -> dict[str, object]:
-    """``{"alias.NAME": Exercise}`` for every exercise the notebook checks (imports bertedu.exercises.*)."""
-    from bertedu.exercises import Exercise
+    """``{"alias.NAME": Exercise}`` for every exercise the notebook checks (imports bertedu.teaching.exercises.*)."""
+    from bertedu.teaching.exercises import Exercise
 
     aliases = exercise_aliases(nb)
     out = {}
     for call in check_calls(nb):
-        module = importlib.import_module(f"bertedu.exercises.{aliases[call.alias]}")
+        module = importlib.import_module(f"bertedu.teaching.exercises.{aliases[call.alias]}")
         exercise = getattr(module, call.name, None)
         if isinstance(exercise, Exercise):
             out[f"{call.alias}.{call.name}"] = exercise

@@ -52,13 +52,13 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
-CATALOGS = ROOT / "translations"  # not "i18n": that is the package's bertedu/i18n (messages)
+CATALOGS = ROOT / "translations"  # not "i18n": that is the package's bertedu/teaching/i18n (messages)
 LANG = "zh"
 LANGUAGE_CELL_ID = f"bertedu-{LANG}-language"
 LANGUAGE_CELL = """\
 # 中文版：本单元格由 tools/translate.py 生成（英文版没有这一格）：测验、练习反馈、doctor 和图表都改用中文。
 # 本笔记本由 notebooks/{name} 和 translations/zh/{stem}.yaml 生成，请修改这两个文件，不要直接修改本文件。
-from bertedu import i18n
+from bertedu.teaching import i18n
 
 i18n.set_language("zh")"""
 UNTRANSLATED_NOTE = "> （本段尚未翻译，下面是英文原文。）"

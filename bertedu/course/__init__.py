@@ -1,6 +1,6 @@
 """The course's recipes: the settings and runs notebooks 06-08 and the benchmarks share, in one place.
 
-The library modules (``bertedu.pretrain``, ``bertedu.finetune``, ...) know nothing of the course; this package
+The library modules (``bertedu.training.pretrain``, ``bertedu.training.finetune``, ...) know nothing of the course; this package
 holds what is specific to it, one notebook's recipes per module:
 
 - :mod:`bertedu.course.pretraining` (notebook 06): :func:`course_config` (the mini-BERT pretraining recipe),

@@ -15,10 +15,12 @@ import torch
 import torch.nn.functional as F
 from tqdm.auto import tqdm
 
-from bertedu.baselines import majority_label, pair_baselines, sentence_baselines
-from bertedu.config import BertConfig
-from bertedu.finetune import FineTuneConfig, FineTuneResult, build_task_model, evaluate, fine_tune
-from bertedu.finetune_data import (
+from bertedu.core.config import BertConfig
+from bertedu.core.minilm import minilm_dir
+from bertedu.core.tokenizer import BertTokenizer
+from bertedu.course.baselines import majority_label, pair_baselines, sentence_baselines
+from bertedu.training.finetune import FineTuneConfig, FineTuneResult, build_task_model, evaluate, fine_tune
+from bertedu.training.finetune_data import (
     SENTENCE_PAIR_CLASSIFICATION,
     SEQUENCE_CLASSIFICATION,
     SPAN_EXTRACTION,
@@ -29,9 +31,7 @@ from bertedu.finetune_data import (
     make_task_datasets,
     task_shape,
 )
-from bertedu.metrics import accuracy, macro_f1
-from bertedu.minilm import minilm_dir
-from bertedu.tokenizer import BertTokenizer
+from bertedu.training.metrics import accuracy, macro_f1
 
 # ----------------------------------------------------------------------------------------------------------
 # Notebook 07: fine-tuning
@@ -169,7 +169,7 @@ def baseline_scores(
     :func:`label_budget` ``(train, fraction, seed)``, the examples a fine-tuned model of that budget sees):
 
     - sentence classification (accuracy): ``majority`` (always the most frequent label) and ``bag_of_words``
-      (naive Bayes over the words, :mod:`bertedu.baselines`);
+      (naive Bayes over the words, :mod:`bertedu.course.baselines`);
     - sentence pairs (accuracy): the same two, plus ``overlap`` (do A and B share a content word?),
       ``hypothesis_only`` (naive Bayes on segment B alone) and ``first_only`` (on segment A alone);
     - token classification (token accuracy over words): ``majority`` (every word gets the most frequent

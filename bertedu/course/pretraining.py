@@ -14,24 +14,24 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from bertedu.checkpoint import (
+from bertedu.core.model import BertForPreTraining
+from bertedu.core.tokenizer import BertTokenizer, train_tokenizer
+from bertedu.files import directory_lock
+from bertedu.training.checkpoint import (
     CHECKPOINT_FILES,
     is_checkpoint,
     load_checkpoint,
     prepare_output,
     recover_checkpoint,
 )
-from bertedu.data import read_corpus
-from bertedu.files import directory_lock
-from bertedu.model import BertForPreTraining
-from bertedu.pretrain import (
+from bertedu.training.data import read_corpus
+from bertedu.training.pretrain import (
     PretrainingConfig,
     TrainingInterrupted,
     load_eval_items,
     pretrain,
 )
-from bertedu.probes import evaluate_pretraining
-from bertedu.tokenizer import BertTokenizer, train_tokenizer
+from bertedu.training.probes import evaluate_pretraining
 from bertedu.utils import file_sha256, repo_root, resolve_path
 
 logger = logging.getLogger(__name__)
@@ -108,7 +108,7 @@ def load_course_model(
     machine). While it trains it says why on stderr and shows a progress bar (``progress=False``: none);
     loading prints nothing. Two processes calling it at once (two notebooks) take turns through a lock
     file: the model is trained once and never read half-written. If no complete model can be made, the
-    error says why (:class:`bertedu.pretrain.TrainingInterrupted` after a kernel interrupt, with the step
+    error says why (:class:`bertedu.training.pretrain.TrainingInterrupted` after a kernel interrupt, with the step
     reached; :class:`bertedu.files.SaveError` for a full disk, ...). The model is in eval mode.
     Introduced in notebook 06; used by notebooks 07 and 08.
     """
@@ -173,7 +173,7 @@ def _course_checkpoint(directory: Path, expected: PretrainingConfig, corpus_sha:
 
 def _remove_broken_checkpoint(directory: Path) -> None:
     """Delete an incomplete checkpoint (a folder of checkpoint files only) before training a new one there;
-    anything else is left to :func:`~bertedu.checkpoint.prepare_output` (a complete checkpoint is replaced
+    anything else is left to :func:`~bertedu.training.checkpoint.prepare_output` (a complete checkpoint is replaced
     when the new one is saved; other files are never deleted)."""
     if directory.is_dir() and not is_checkpoint(directory):
         if all(p.name in CHECKPOINT_FILES for p in directory.iterdir()):

@@ -25,18 +25,19 @@ from typing import Any
 import torch
 from tqdm.auto import tqdm
 
+from bertedu.core.losses import IGNORE_INDEX
+from bertedu.core.minilm import MINILM_PACKAGE
+from bertedu.core.model import BertForPreTraining
+from bertedu.core.tokenizer import BertTokenizer, train_tokenizer
 from bertedu.course.finetuning import learning_curve, run_minilm
+from bertedu.course.minibert import MiniBert, train_minibert
 from bertedu.course.pretraining import course_config, course_tokenizer, load_course_model
-from bertedu.data import read_corpus
-from bertedu.distributed import cpu_threads
 from bertedu.files import atomic_write
-from bertedu.finetune_data import SEQUENCE_CLASSIFICATION, make_task_datasets
-from bertedu.losses import IGNORE_INDEX
-from bertedu.minibert import MiniBert, train_minibert
-from bertedu.minilm import MINILM_PACKAGE
-from bertedu.model import BertForPreTraining
-from bertedu.optim import make_optimizer
-from bertedu.pretrain import (
+from bertedu.scaleout.distributed import cpu_threads
+from bertedu.training.data import read_corpus
+from bertedu.training.finetune_data import SEQUENCE_CLASSIFICATION, make_task_datasets
+from bertedu.training.optim import make_optimizer
+from bertedu.training.pretrain import (
     PretrainingConfig,
     PretrainingRun,
     load_eval_items,
@@ -45,8 +46,7 @@ from bertedu.pretrain import (
     pretraining_batches,
     train_step,
 )
-from bertedu.probes import nsp_accuracy
-from bertedu.tokenizer import BertTokenizer, train_tokenizer
+from bertedu.training.probes import nsp_accuracy
 from bertedu.utils import repo_root, resolve_path
 
 logger = logging.getLogger(__name__)
@@ -70,7 +70,7 @@ NSP_ONLY_STEPS = 600
 
 @dataclass
 class MiniBertRun:
-    """A trained :class:`bertedu.minibert.MiniBert` (eval mode) with its tokenizer, training history
+    """A trained :class:`bertedu.course.minibert.MiniBert` (eval mode) with its tokenizer, training history
     (``{"step", "split": "train", "mlm_loss", "mlm_accuracy"}``, means over 10 steps), learning rate and
     number of steps. Introduced in notebook 06."""
 
@@ -84,7 +84,7 @@ class MiniBertRun:
 def minibert_plateau_run(
     steps: int = MINIBERT_PLATEAU_STEPS, *, learning_rate: float = MINIBERT_LEARNING_RATE, seed: int = 0
 ) -> MiniBertRun:
-    """The blog post's one-layer MiniBert (:mod:`bertedu.minibert`) trained on the course corpus's sentences
+    """The blog post's one-layer MiniBert (:mod:`bertedu.course.minibert`) trained on the course corpus's sentences
     with the course vocabulary, in batches of 64 sentences (one [MASK] each), with Adam at a constant
     ``learning_rate``, for ``steps`` steps: by default to its loss plateau (:data:`MINIBERT_PLATEAU_STEPS`).
     On one CPU thread, so the weights do not depend on the caller's thread setting. Introduced in notebook 06.
@@ -124,7 +124,7 @@ def nsp_only_run(steps: int = NSP_ONLY_STEPS, *, seed: int = 0, progress: bool =
     ``L = L_NSP``), everything else as in the full run: the same initial weights, the same batches (masked
     inputs included), the same optimizer and learning-rate schedule.
 
-    Returns a history in :func:`bertedu.pretrain.pretrain`'s format: training records every 10 steps
+    Returns a history in :func:`bertedu.training.pretrain.pretrain`'s format: training records every 10 steps
     (``nsp_loss``, ``nsp_accuracy``: means over them) and held-out records every 100 steps (``nsp_accuracy``
     on ``data/nsp_eval.tsv``). Introduced in notebook 06.
     """
@@ -242,7 +242,7 @@ class SideRuns:
     """Side runs (:data:`SIDE_RUNS`), started by :func:`start_side_runs` in a second process.
 
     ``result(name)`` waits for run ``name`` and returns what its function returns (a :class:`MiniBertRun`, a
-    :class:`bertedu.pretrain.PretrainingRun`, a history list). If the second process could not start, was
+    :class:`bertedu.training.pretrain.PretrainingRun`, a history list). If the second process could not start, was
     interrupted or failed, the run is trained here instead, with the same result: every run is deterministic
     and trains on one CPU thread, wherever it runs. Introduced in notebook 06.
     """

@@ -23,9 +23,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from bertedu.quiz import load_bank
-from bertedu.quiz.core import correct_answer, format_number
-from bertedu.quiz.render import plain_text
+from bertedu.teaching.quiz import load_bank
+from bertedu.teaching.quiz.core import correct_answer, format_number
+from bertedu.teaching.quiz.render import plain_text
 
 pytestmark = [pytest.mark.browser, pytest.mark.integration]  # a JupyterLab server and Chromium
 

@@ -1,7 +1,7 @@
 """The Chinese edition in a real browser: notebook 00 (zh) with a quiz and a figure, CJK text really drawn.
 
 Runs a copy of ``notebooks/zh/00_welcome.ipynb`` in JupyterLab (Debian's Chromium via Playwright), with one
-extra cell after the first quiz: a ``bertedu.viz`` figure with Chinese labels, whose every character the
+extra cell after the first quiz: a ``bertedu.teaching.viz`` figure with Chinese labels, whose every character the
 kernel checks against the figure's fonts. In the page it answers the quiz in Chinese, then checks that every
 CJK character on the page is drawn by a font that has it: each one is painted on a canvas in its element's
 font and compared with what the same font paints for an unassigned code point (the "tofu" box every missing
@@ -23,8 +23,8 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell
 
-from bertedu.quiz import load_bank
-from bertedu.quiz.render import plain_text
+from bertedu.teaching.quiz import load_bank
+from bertedu.teaching.quiz.render import plain_text
 
 pytestmark = [pytest.mark.browser, pytest.mark.integration]  # a JupyterLab server and Chromium
 
@@ -32,11 +32,11 @@ ROOT = Path(__file__).resolve().parents[2]
 ZH_00 = ROOT / "notebooks" / "zh" / "00_welcome.ipynb"
 FIRST_QUIZ = "show-solution"  # the question of notebook 00's first quiz cell
 FIGURE_CELLS = [
-    new_markdown_cell("## 图表\n\n下面的图表由 `bertedu.viz` 绘制，标题、坐标轴和图例都是中文。"),
+    new_markdown_cell("## 图表\n\n下面的图表由 `bertedu.teaching.viz` 绘制，标题、坐标轴和图例都是中文。"),
     new_code_cell(
         "%matplotlib inline\n"  # the kernel inherits MPLBACKEND=Agg from `make unit`: show figures anyway
         "from bertedu import viz\n"
-        "from bertedu.viz._core import missing_glyphs\n"
+        "from bertedu.teaching.viz._core import missing_glyphs\n"
         "\n"
         'fig = viz.plot_masking_statistics({"[MASK]": 118, "random": 16, "unchanged": 14, "not selected": 852})\n'
         "fig"

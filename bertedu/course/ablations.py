@@ -1,0 +1,612 @@
+"""The paper's ablations in miniature: what each design choice of BERT buys, measured on the course's world.
+
+Every variant is notebook 06's recipe (:func:`bertedu.course.course_config`) changed in exactly one thing, by a
+documented switch of the package (:class:`bertedu.training.pretrain.PretrainingConfig`, which sets the
+:class:`bertedu.core.config.BertConfig` switches), never by a copy of the model:
+
+    variant        what changes (everything else is notebook 06's recipe)   switch
+    bert           nothing: masked LM (30 %, 80/10/10) + NSP, post-LN       -
+    no-nsp         no NSP loss (the same sentence pairs as input)           next_sentence_prediction=False
+    ltr            left-to-right LM: causal attention, next token, no NSP   objective="ltr" (is_decoder=True)
+    no-positions   no position embeddings                                   position_embedding_type="none"
+    pre-ln         LayerNorm before each sub-layer, plus a final one        layer_norm_position="pre"
+    mask-100-0-0   every selected token becomes [MASK]                      mask_replace_prob=1, random_replace_prob=0
+    mask-80-0-20   80 % [MASK], 20 % a random token, none kept              mask_replace_prob=0.8, random_replace_prob=0.2
+    rate-15        15 % of the tokens selected (BERT's rate)                mlm_probability=0.15
+    rate-40        40 % selected (Wettig et al., 2023)                      mlm_probability=0.4
+
+Same budget: every variant gets the same optimizer steps of the same batch size, one CPU thread, and the
+fine-tuning seed equals the pretraining seed. :func:`run_variant` pretrains one variant with one seed and
+measures it (:data:`METRICS`): held-out masked words, held-out NSP (variants that train NSP), notebook 07's
+four tasks fine-tuned with the course recipe, and a frozen-feature probe (the paper's feature-based NER: the
+encoder frozen, only a linear classifier trained on its features). :func:`summarise` gives min / median / max
+over seeds, also of each variant's difference to ``bert`` with the same seed; :data:`TABLE_5`,
+:data:`TABLE_8` and :data:`DIRECTIONS` hold what the papers report.
+
+Introduced in notebook 10; ``benchmarks/bench_ablations.py`` runs the full version for ``make bench``.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import torch
+from tqdm.auto import tqdm
+
+from bertedu.core.losses import IGNORE_INDEX
+from bertedu.course import course_config, course_tokenizer, run_course_task
+from bertedu.course.baselines import (
+    NgramFiller,
+    most_frequent_tag_scores,
+    ngram_mlm_accuracy,
+    overlap_nsp_accuracy,
+    pair_baselines,
+    sentence_baselines,
+)
+from bertedu.training.data import read_corpus
+from bertedu.training.evalsets import load_masked_word_items, load_nsp_items
+from bertedu.training.finetune_data import (
+    SENTENCE_PAIR_CLASSIFICATION,
+    SEQUENCE_CLASSIFICATION,
+    SPAN_EXTRACTION,
+    TASKS,
+    TOKEN_CLASSIFICATION,
+    TaskDataset,
+    load_task_data,
+    make_task_datasets,
+)
+from bertedu.training.metrics import macro_f1, token_accuracy
+from bertedu.training.pretrain import PretrainingConfig, pretrain
+from bertedu.training.probes import candidate_mask, evaluating, masked_word_accuracy, nsp_accuracy
+from bertedu.utils import data_path, repo_root, resolve_path
+
+# ----------------------------------------------------------------------------------------------------------
+# The variants
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One ablation: a short ``label``, what it changes (``what``) and the ``changes`` it makes to notebook
+    06's recipe (keyword arguments of :class:`~bertedu.training.pretrain.PretrainingConfig`). ``nsp``: trains NSP."""
+
+    name: str
+    label: str
+    what: str
+    changes: dict = field(default_factory=dict)
+
+    @property
+    def nsp(self) -> bool:
+        return self.changes.get("next_sentence_prediction", True)
+
+
+VARIANTS: dict[str, Variant] = {
+    v.name: v
+    for v in (
+        Variant("bert", "BERT", "notebook 06's recipe: masked LM (30 %, 80/10/10) + NSP, post-LN, positions"),
+        Variant("no-nsp", "No NSP", "masked LM only", {"next_sentence_prediction": False}),
+        Variant(
+            "ltr",
+            "LTR & No NSP",
+            "left-to-right LM (causal attention, next token), no NSP",
+            {"objective": "ltr", "next_sentence_prediction": False},
+        ),
+        Variant(
+            "no-positions", "no positions", "no position embeddings", {"position_embedding_type": "none"}
+        ),
+        Variant("pre-ln", "pre-LN", "LayerNorm before each sub-layer", {"layer_norm_position": "pre"}),
+        Variant(
+            "mask-100-0-0",
+            "100/0/0",
+            "every selected token -> [MASK]",
+            {"mask_replace_prob": 1.0, "random_replace_prob": 0.0},
+        ),
+        Variant(
+            "mask-80-0-20",
+            "80/0/20",
+            "80 % [MASK], 20 % random, none kept",
+            {"mask_replace_prob": 0.8, "random_replace_prob": 0.2},
+        ),
+        Variant("rate-15", "mask 15 %", "15 % of the tokens selected", {"mlm_probability": 0.15}),
+        Variant("rate-40", "mask 40 %", "40 % of the tokens selected", {"mlm_probability": 0.4}),
+    )
+}
+
+#: The measurements, in table order: key -> (label, what it is, the paper's closest column).
+METRICS: dict[str, tuple[str, str, str | None]] = {
+    "mlm_top1": ("masked words top-1", "data/mlm_eval.tsv", None),
+    "mlm_top5": ("masked words top-5", "data/mlm_eval.tsv", None),
+    "gen_top1": ("generalise top-1", "data/mlm_eval_generalise.tsv", None),
+    "gen_top5": ("generalise top-5", "data/mlm_eval_generalise.tsv", None),
+    "nsp": ("NSP", "data/nsp_eval.tsv", None),
+    "nsp_hard": ("NSP, swapped order", "data/nsp_eval_hard.tsv", None),
+    "sentence": ("sentence cls. acc.", "notebook 07, fine-tuned, test", "SST-2"),
+    "pair": ("sentence pair acc.", "notebook 07, fine-tuned, test", "MNLI"),
+    "tagging": ("tagging macro-F1", "notebook 07, fine-tuned, test", "NER fine-tune"),
+    "tagging_acc": ("tagging accuracy", "notebook 07, fine-tuned, test", None),
+    "span": ("span F1", "notebook 07, fine-tuned, test", "SQuAD"),
+    "probe": ("frozen probe macro-F1", "token tags from frozen features, test", "NER feature-based"),
+    "probe_acc": ("frozen probe accuracy", "token tags from frozen features, test", None),
+}
+FINETUNE_METRIC = {
+    SEQUENCE_CLASSIFICATION: ("sentence", "accuracy"),
+    SENTENCE_PAIR_CLASSIFICATION: ("pair", "accuracy"),
+    TOKEN_CLASSIFICATION: ("tagging", "macro_f1"),
+    SPAN_EXTRACTION: ("span", "f1"),
+}
+
+# Devlin et al. (2019), Table 5 (BERT-base, dev sets) and Table 8 (BERT-base, dev sets; "feature-based" NER
+# concatenates the last four layers and trains a BiLSTM on them). Copied from the paper.
+TABLE_5 = {
+    "columns": ("MNLI-m", "QNLI", "MRPC", "SST-2", "SQuAD"),
+    "bert": (84.4, 88.4, 86.7, 92.7, 88.5),
+    "no-nsp": (83.9, 84.9, 86.5, 92.6, 87.9),
+    "ltr": (82.1, 84.3, 77.5, 92.1, 77.8),
+}
+TABLE_8 = {
+    "columns": ("MNLI", "NER fine-tune", "NER feature-based"),
+    "bert": (84.2, 95.4, 94.9),  # 80 % [MASK] / 10 % same / 10 % random
+    "mask-100-0-0": (84.3, 94.9, 94.0),
+    "mask-80-0-20": (84.1, 95.2, 94.6),
+}
+#: Which of our metrics stands in for which paper column (our task is far smaller: see notebook 10).
+PAPER_COLUMN = {
+    "MNLI-m": "pair",
+    "MNLI": "pair",
+    "SST-2": "sentence",
+    "SQuAD": "span",
+    "NER fine-tune": "tagging",
+    "NER feature-based": "probe",
+}
+#: Variants the BERT paper did not test: what the literature reports, as a direction only.
+DIRECTIONS = {
+    "no-positions": "not in the paper; without positions attention sees a bag of words, so expect losses "
+    "where word order decides (who does what to whom)",
+    "pre-ln": "not in the paper (BERT is post-LN); Xiong et al. (2020): pre-LN has well-scaled gradients at "
+    "initialisation and trains without the long warm-up post-LN needs (a direction, not a number)",
+    "rate-15": "Wettig et al. (2023): masking 40 % beats 15 % for BERT-large on GLUE and SQuAD, and larger "
+    "models prefer higher rates (a direction, not a number)",
+    "rate-40": "see rate-15",
+}
+
+#: The full run (``make bench``) and the reduced one notebook 10 runs in about a minute on one thread
+#: (two variants, 40 % of the steps, held-out files and the frozen probe but no fine-tuning).
+FULL = {"variants": tuple(VARIANTS), "seeds": (0, 1, 2), "steps": 1000, "batch_size": 64, "tasks": TASKS}
+REDUCED = {"variants": ("bert", "ltr"), "seeds": (0,), "steps": 400, "batch_size": 64, "tasks": ()}
+
+
+def ablation_config(
+    name: str, *, steps: int = 1000, batch_size: int = 64, seed: int = 0
+) -> PretrainingConfig:
+    """Notebook 06's recipe with variant ``name``'s one change, ``steps`` optimizer steps of ``batch_size``
+    pairs (warm-up 10 % of the steps, as the recipe's 100 of 1,000), one CPU thread, no evaluation during
+    training (:func:`run_variant` measures afterwards). Introduced in notebook 10."""
+    if name not in VARIANTS:
+        raise ValueError(f"Unknown variant {name!r}; choose one of {list(VARIANTS)}.")
+    return course_config(
+        steps=steps,
+        batch_size=batch_size,
+        warmup_steps=max(1, steps // 10),
+        seed=seed,
+        num_threads=1,
+        eval_every=0,
+        mlm_eval_file=None,
+        nsp_eval_file=None,
+        **VARIANTS[name].changes,
+    )
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Measuring a pretrained model
+
+
+@torch.no_grad()
+def causal_fill_log_likelihood(model, tokenizer, sentence: str) -> torch.Tensor:
+    """A left-to-right model's answer to a masked-word item: for every vocabulary word w, the log-likelihood
+    of the whole sentence with w in place of ``[MASK]``, ``(V,)`` (``-inf`` for non-candidates).
+
+    Terms before the ``[MASK]`` are the same for every w and left out, so the ranking uses the right context
+    too (a fair test of an LTR model; it never sees the right context while predicting w itself).
+    """
+    ids = tokenizer(sentence, return_tensors="pt")["input_ids"][0]  # (T,)
+    position = int((ids == tokenizer.mask_token_id).nonzero()[0, 0])
+    candidates = candidate_mask(tokenizer).nonzero()[:, 0]  # (C,)
+    sequences = ids.repeat(len(candidates), 1)  # (C, T)
+    sequences[:, position] = candidates
+    with evaluating(model):
+        logits = model(sequences).prediction_logits  # (C, T, V): position t predicts token t + 1
+    log_p = torch.log_softmax(logits[:, position - 1 : -1], dim=-1)  # from predicting w to the end
+    targets = sequences[:, position:]  # (C, T - position)
+    scores = log_p.gather(-1, targets[..., None])[..., 0].sum(dim=1)  # (C,)
+    out = torch.full((tokenizer.vocab_size,), float("-inf"))
+    out[candidates] = scores
+    return out
+
+
+def masked_word_scores(model, tokenizer, items, k: int = 5) -> dict[str, float]:
+    """``{"top1", "top5"}`` on masked-word items: the MLM head for a masked LM, whole-sentence likelihood
+    (:func:`causal_fill_log_likelihood`) for a left-to-right model (``config.is_decoder``)."""
+    if not model.config.is_decoder:
+        result = masked_word_accuracy(model, tokenizer, items, k=k)
+        return {"top1": result["top1"], "top5": result[f"top{k}"]}
+    hits1 = hitsk = 0
+    for item in items:
+        top = torch.topk(causal_fill_log_likelihood(model, tokenizer, item.sentence), k).indices.tolist()
+        answers = set(tokenizer.convert_tokens_to_ids(list(item.answers)))
+        hits1 += top[0] in answers
+        hitsk += bool(answers & set(top))
+    return {"top1": hits1 / len(items), "top5": hitsk / len(items)}
+
+
+def _heldout_items() -> dict[str, list]:
+    return {
+        "mlm": load_masked_word_items(data_path("mlm_eval.tsv")),
+        "gen": load_masked_word_items(data_path("mlm_eval_generalise.tsv")),
+        "nsp": load_nsp_items(data_path("nsp_eval.tsv")),
+        "nsp_hard": load_nsp_items(data_path("nsp_eval_hard.tsv")),
+    }
+
+
+def heldout_scores(model, tokenizer, *, nsp: bool = True, max_length: int = 64) -> dict[str, float]:
+    """Masked-word top-1 / top-5 on both masked-word files, and NSP accuracy on both NSP files if ``nsp``."""
+    items = _heldout_items()
+    mlm = masked_word_scores(model, tokenizer, items["mlm"])
+    gen = masked_word_scores(model, tokenizer, items["gen"])
+    scores = {
+        "mlm_top1": mlm["top1"],
+        "mlm_top5": mlm["top5"],
+        "gen_top1": gen["top1"],
+        "gen_top5": gen["top5"],
+    }
+    if nsp:
+        for key in ("nsp", "nsp_hard"):
+            scores[key] = nsp_accuracy(model, tokenizer, items[key], max_length=max_length)["accuracy"]
+    return scores
+
+
+@torch.no_grad()
+def _token_features(encoder, dataset: TaskDataset, layers: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Frozen features ``(N, layers·H)`` of every tagged word (its first piece) and the tags ``(N,)``."""
+    features, labels = [], []
+    with evaluating(encoder):
+        for _, batch in dataset.batches(64):
+            out = encoder(
+                batch["input_ids"],
+                batch["attention_mask"],
+                batch["token_type_ids"],
+                output_hidden_states=True,
+            )
+            hidden = torch.cat(out.hidden_states[-layers:], dim=-1)  # (B, T, layers·H)
+            tagged = batch["labels"] != IGNORE_INDEX  # (B, T): first piece of each word
+            features.append(hidden[tagged])
+            labels.append(batch["labels"][tagged])
+    return torch.cat(features), torch.cat(labels)
+
+
+def frozen_feature_probe(
+    model, datasets: dict[str, TaskDataset], *, layers: int = 2, steps: int = 300, seed: int = 0
+) -> dict[str, float]:
+    """The paper's feature-based approach in miniature: the encoder stays frozen (eval mode, no gradient), the
+    outputs of its last ``layers`` layers are concatenated (the paper: the last four of BERT-base's twelve)
+    and standardised, and only a linear softmax classifier is trained on them (the paper: a BiLSTM), with
+    Adam on the full training split, keeping the step with the best dev macro-F1. Returns test
+    ``{"token_accuracy", "macro_f1"}``. ``datasets``: the token-classification splits."""
+    encoder = model.bert
+    (x_train, y_train), (x_dev, y_dev), (x_test, y_test) = (
+        _token_features(encoder, datasets[split], layers) for split in ("train", "dev", "test")
+    )
+    mean, std = x_train.mean(0), x_train.std(0) + 1e-6
+    x_train, x_dev, x_test = ((x - mean) / std for x in (x_train, x_dev, x_test))
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        classifier = torch.nn.Linear(x_train.size(1), datasets["train"].num_labels)
+        optimizer = torch.optim.Adam(classifier.parameters(), lr=1e-2)
+        best, best_state = -1.0, None
+        for step in range(1, steps + 1):
+            loss = torch.nn.functional.cross_entropy(classifier(x_train), y_train)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            if step % 10 == 0:
+                with torch.no_grad():
+                    dev_f1 = macro_f1(classifier(x_dev).argmax(-1).tolist(), y_dev.tolist())
+                if dev_f1 > best:
+                    best, best_state = dev_f1, {k: v.clone() for k, v in classifier.state_dict().items()}
+        classifier.load_state_dict(best_state)
+        with torch.no_grad():
+            predicted = classifier(x_test).argmax(-1).tolist()
+    return {
+        "token_accuracy": token_accuracy(predicted, y_test.tolist()),
+        "macro_f1": macro_f1(predicted, y_test.tolist()),
+    }
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Running variants
+
+
+def task_datasets(tokenizer, tasks=TASKS) -> dict[str, dict[str, TaskDataset]]:
+    """Notebook 07's train / dev / test datasets of ``tasks`` (plus token classification, for the probe)."""
+    names = dict.fromkeys([*tasks, TOKEN_CLASSIFICATION])
+    return {task: make_task_datasets(task, tokenizer) for task in names}
+
+
+def run_variant(
+    name: str,
+    *,
+    seed: int = 0,
+    steps: int = 1000,
+    batch_size: int = 64,
+    tasks=TASKS,
+    probe: bool = True,
+    datasets: dict | None = None,
+    progress: bool = False,
+) -> dict[str, Any]:
+    """Pretrain variant ``name`` with ``seed`` and measure it. Returns a JSON-ready record ``{"variant",
+    "seed", "steps", "batch_size", "scores": {metric: value}, "seconds": {"pretrain", "measure"}}``; the
+    metrics are those of :data:`METRICS` that apply (no NSP scores without NSP, fine-tuning only for
+    ``tasks``, the probe if ``probe``). Introduced in notebook 10."""
+    config = ablation_config(name, steps=steps, batch_size=batch_size, seed=seed)
+    run = pretrain(config, progress=progress)
+    began = time.perf_counter()
+    scores = heldout_scores(run.model, run.tokenizer, nsp=VARIANTS[name].nsp, max_length=config.max_length)
+    datasets = task_datasets(run.tokenizer, tasks) if datasets is None else datasets
+    for task in tasks:
+        key, metric = FINETUNE_METRIC[task]
+        test = run_course_task(task, "mini-bert", run.model, datasets[task], seed=seed)[1]
+        scores[key] = test[metric]
+        if task == TOKEN_CLASSIFICATION:
+            scores["tagging_acc"] = test["token_accuracy"]
+    if probe:
+        result = frozen_feature_probe(run.model, datasets[TOKEN_CLASSIFICATION], seed=seed)
+        scores["probe"], scores["probe_acc"] = result["macro_f1"], result["token_accuracy"]
+    return {
+        "variant": name,
+        "seed": seed,
+        "steps": steps,
+        "batch_size": batch_size,
+        "scores": scores,
+        "seconds": {"pretrain": run.train_seconds, "measure": time.perf_counter() - began},
+    }
+
+
+def run_ablations(
+    variants=FULL["variants"],
+    seeds=FULL["seeds"],
+    *,
+    steps: int = FULL["steps"],
+    batch_size: int = FULL["batch_size"],
+    tasks=FULL["tasks"],
+    probe: bool = True,
+    progress: bool = True,
+) -> list[dict]:
+    """:func:`run_variant` for every variant and seed (``bert`` first, so the differences have a reference),
+    with a progress bar over the runs and one over each run's pretraining steps (``progress``).
+    ``run_ablations(**REDUCED)`` is notebook 10's reduced run."""
+    unknown = [v for v in variants if v not in VARIANTS]
+    if unknown:
+        raise ValueError(f"Unknown variants {unknown}; choose from {list(VARIANTS)}.")
+    datasets = task_datasets(course_tokenizer(), tasks)
+    jobs = [(v, s) for s in seeds for v in variants]
+    return [
+        run_variant(
+            name,
+            seed=seed,
+            steps=steps,
+            batch_size=batch_size,
+            tasks=tasks,
+            probe=probe,
+            datasets=datasets,
+            progress=progress,
+        )
+        for name, seed in tqdm(jobs, desc="ablations", unit="run", disable=not progress)
+    ]
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Summaries, baselines, the papers' numbers
+
+
+def _stats(values: list[float]) -> dict[str, Any]:
+    return {"values": values, "min": min(values), "median": statistics.median(values), "max": max(values)}
+
+
+def summarise(records: list[dict], reference: str = "bert") -> dict[str, dict[str, dict]]:
+    """min / median / max over seeds of every score: ``{variant: {metric: {"values", "min", "median", "max",
+    "delta"}}}``. ``delta`` is the same for ``variant - reference`` with the same seed (paired: the two runs
+    share the seed of their data order and fine-tuning), ``None`` for the reference itself."""
+    scores: dict[str, dict[str, dict[int, float]]] = defaultdict(lambda: defaultdict(dict))
+    for record in records:
+        for metric, value in record["scores"].items():
+            scores[record["variant"]][metric][record["seed"]] = value
+    summary: dict[str, dict[str, dict]] = {}
+    for variant in [v for v in VARIANTS if v in scores]:
+        summary[variant] = {}
+        for metric, by_seed in scores[variant].items():
+            entry = _stats([by_seed[s] for s in sorted(by_seed)])
+            base = scores.get(reference, {}).get(metric, {})
+            paired = [by_seed[s] - base[s] for s in sorted(by_seed) if s in base]
+            entry["delta"] = _stats(paired) if paired and variant != reference else None
+            summary[variant][metric] = entry
+    return summary
+
+
+#: The smallest paired difference that counts (0.01 = one point): one test example of notebook 07's sentence,
+#: pair and span tasks is worth 1.1 to 1.9 points (90, 72, 54 examples), so a smaller difference is not a
+#: finding even when every seed shows it.
+MIN_DIFFERENCE = 0.01
+
+
+def direction(delta: dict | None, tolerance: float = MIN_DIFFERENCE) -> str:
+    """``"up"`` / ``"down"`` if every seed's paired difference is above / below ``tolerance`` in size, else
+    ``"unclear"`` (the seeds disagree, or the differences are within it)."""
+    if delta is None:
+        return "unclear"
+    if delta["min"] > tolerance:
+        return "up"
+    if delta["max"] < -tolerance:
+        return "down"
+    return "unclear"
+
+
+def paper_direction(change: float, noise: float = 0.5) -> str:
+    """The sign of a difference the paper reports, in points; below ``noise`` (0.5 points, about the spread of
+    BERT-base's dev scores between runs) it is ``"unclear"`` too."""
+    return "up" if change >= noise else "down" if change <= -noise else "unclear"
+
+
+def paper_comparison(summary: dict, tolerance: float = MIN_DIFFERENCE) -> list[dict]:
+    """Each number of Table 5 and Table 8 we can put next to one of ours: ``{"table", "variant", "column",
+    "metric", "paper_bert", "paper_variant", "paper_change", "paper_direction", "ours_change" (median
+    difference, in points), "ours_min", "ours_max", "ours_direction", "agree"}``."""
+    rows = []
+    for table_name, table in (("Table 5", TABLE_5), ("Table 8", TABLE_8)):
+        for variant in (v for v in table if v not in ("columns", "bert")):
+            for i, column in enumerate(table["columns"]):
+                metric = PAPER_COLUMN.get(column)
+                if metric is None or variant not in summary or metric not in summary[variant]:
+                    continue
+                delta = summary[variant][metric]["delta"]
+                change = table[variant][i] - table["bert"][i]
+                ours = direction(delta, tolerance)
+                rows.append(
+                    {
+                        "table": table_name,
+                        "variant": variant,
+                        "column": column,
+                        "metric": metric,
+                        "paper_bert": table["bert"][i],
+                        "paper_variant": table[variant][i],
+                        "paper_change": round(change, 1),
+                        "paper_direction": paper_direction(change),
+                        "ours_change": None if delta is None else 100 * delta["median"],
+                        "ours_min": None if delta is None else 100 * delta["min"],
+                        "ours_max": None if delta is None else 100 * delta["max"],
+                        "ours_direction": ours,
+                        "agree": ours == paper_direction(change),
+                    }
+                )
+    return rows
+
+
+def baseline_scores() -> dict[str, tuple[float, str]]:
+    """The trivial baselines (:mod:`bertedu.course.baselines`) of every metric a rule can be scored on:
+    ``{metric: (score, which rule)}``, the best rule where there are several. The span task has none."""
+    sentences = [s for doc in read_corpus(resolve_path(course_config().corpus)) for s in doc]
+    filler = NgramFiller(sentences)
+    items = _heldout_items()
+    out = {}
+    for key, name in (("mlm_top1", "mlm"), ("gen_top1", "gen")):
+        pairs = [(it.sentence, it.answers) for it in items[name]]
+        out[key] = (ngram_mlm_accuracy(filler, pairs)["top1"], "trigram model")
+    for key in ("nsp", "nsp_hard"):
+        triples = [(it.sentence_a, it.sentence_b, it.next_sentence_label) for it in items[key]]
+        out[key] = (overlap_nsp_accuracy(triples), "word overlap")
+    data = load_task_data(SEQUENCE_CLASSIFICATION)
+    texts = {split: ([e.text for e in data[split]], [e.label for e in data[split]]) for split in data}
+    out["sentence"] = _best(sentence_baselines(*texts["train"], *texts["test"]))
+    data = load_task_data(SENTENCE_PAIR_CLASSIFICATION)
+    pairs = {s: ([(e.text, e.text_pair) for e in data[s]], [e.label for e in data[s]]) for s in data}
+    out["pair"] = _best(pair_baselines(*pairs["train"], *pairs["test"]))
+    data = load_task_data(TOKEN_CLASSIFICATION)
+    tags = most_frequent_tag_scores(data["train"], data["test"])["macro_f1"]
+    out["tagging"] = out["probe"] = (tags, "most frequent tag of the word")
+    return out
+
+
+def _best(scores: dict[str, float]) -> tuple[float, str]:
+    name = max(scores, key=lambda k: (scores[k], k))
+    return scores[name], name.replace("_", " ")
+
+
+def load_full_results(path: str | Path | None = None) -> dict:
+    """The full ablation run recorded by ``make bench``: ``benchmarks/results.json``'s ``"ablations"`` entry
+    ``{"records", "settings", "date", "seconds", ...}``. Raises ``FileNotFoundError`` / ``ValueError`` with
+    what to run if it is missing."""
+    path = repo_root() / "benchmarks" / "results.json" if path is None else Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"No benchmark results at {path}; run `make bench` (or the ablations alone: "
+            "python benchmarks/run_all.py --only-ablations)."
+        )
+    results = json.loads(path.read_text(encoding="utf-8"))
+    if "ablations" not in results:
+        raise ValueError(
+            f"{path} has no ablation results; run python benchmarks/run_all.py --only-ablations."
+        )
+    return results["ablations"]
+
+
+# ----------------------------------------------------------------------------------------------------------
+# The plot
+
+PLOT_GROUPS = (
+    ("Table 5: pre-training tasks", ("no-nsp", "ltr"), ("pair", "sentence", "span"), TABLE_5),
+    ("Table 8: masking strategies", ("mask-100-0-0", "mask-80-0-20"), ("pair", "tagging", "probe"), TABLE_8),
+    (
+        "not in the BERT paper",
+        ("no-positions", "pre-ln", "rate-15", "rate-40"),
+        ("mlm_top1", "gen_top1", "pair", "span"),
+        None,
+    ),
+)
+
+
+def plot_ablations(summary: dict, title: str = "difference to BERT (same seed), percentage points"):
+    """Each variant's difference to ``bert`` per metric: our median with the min-max range over seeds as a
+    bar with an error bar, the paper's difference as a hatched bar next to it where the paper has one.
+    Returns the Figure (closed, so a notebook shows it once). Introduced in notebook 10."""
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 3, figsize=(15, 4.2), layout="constrained", width_ratios=(6, 6, 16))
+    for ax, (name, variants, metrics, table) in zip(axes, PLOT_GROUPS):
+        x, labels, legend = 0, [], set()
+        for variant in variants:
+            for metric in metrics:
+                entry = summary.get(variant, {}).get(metric)
+                if entry and entry["delta"]:
+                    d = entry["delta"]
+                    med = 100 * d["median"]
+                    err = [[med - 100 * d["min"]], [100 * d["max"] - med]]
+                    label = "ours: median, min-max over seeds" if "ours" not in legend else None
+                    ax.bar(x - 0.2, med, 0.4, yerr=err, color="C0", capsize=3, label=label)
+                    legend.add("ours")
+                paper = _paper_change(table, variant, metric)
+                if paper is not None:
+                    label = "the paper" if "paper" not in legend else None
+                    ax.bar(x + 0.2, paper, 0.4, color="white", edgecolor="C1", hatch="//", label=label)
+                    ax.annotate(
+                        f"{paper:+.1f}",
+                        (x + 0.2, paper),
+                        ha="center",
+                        va="top",
+                        fontsize=6,
+                        color="C1",
+                        xytext=(0, -2),
+                        textcoords="offset points",
+                    )
+                    legend.add("paper")
+                labels.append(f"{VARIANTS[variant].label}\n{METRICS[metric][0]}")
+                x += 1
+        ax.axhline(0, color="grey", linewidth=0.8)
+        ax.set_xticks(range(len(labels)), labels, rotation=60, ha="right", fontsize=7)
+        ax.set_title(name, fontsize=10)
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=8)
+    axes[0].set_ylabel(title)
+    plt.close(fig)
+    return fig
+
+
+def _paper_change(table, variant: str, metric: str) -> float | None:
+    if table is None or variant not in table:
+        return None
+    for i, column in enumerate(table["columns"]):
+        if PAPER_COLUMN.get(column) == metric:
+            return table[variant][i] - table["bert"][i]
+    return None

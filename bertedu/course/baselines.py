@@ -1,0 +1,436 @@
+"""Honest baselines: what simple rules without a neural network score on the course's evaluations.
+
+A model's score means little on its own. Before we credit BERT with "understanding", we check what a
+rule a student could write in five lines gets on the same items:
+
+- **Next-sentence prediction** (notebook 06): :func:`overlap_nsp_accuracy` predicts IsNext exactly when
+  sentences A and B share a content word. On ``data/nsp_eval.tsv``, whose negatives come from other
+  documents, this scores about 0.99; on ``data/nsp_eval_hard.tsv``, whose negatives are the same two
+  sentences in the wrong order, it scores 0.5 by construction (ALBERT's point: other-document negatives
+  make NSP a topic-matching task).
+- **Masked words** (notebook 06): :class:`NgramFiller` fills a ``[MASK]`` from word counts of the
+  corpus (trigram contexts, backing off to bigrams and single-word frequency). It answers most items of
+  ``data/mlm_eval.tsv``, whose local contexts occur in the corpus, and far fewer of
+  ``data/mlm_eval_generalise.tsv``, whose trigram contexts never do.
+- **Classification** (notebook 07): :func:`majority_accuracy` (always the most frequent training label),
+  :class:`NaiveBayes` (a bag of words: multinomial naive Bayes with add-one smoothing), and for sentence
+  pairs :func:`overlap_pair_accuracy` (do A and B share a content word?) and the *hypothesis-only*
+  baseline (naive Bayes on the second sentence alone, :func:`pair_baselines`). A pair task whose label
+  really depends on both sentences leaves the last one at chance. :func:`sentence_baselines` and
+  :func:`pair_baselines` return all of them for a task.
+
+Everything here is plain Python over plain lists (the scores come from :mod:`bertedu.training.metrics`), deterministic (ties are broken alphabetically), and takes
+plain lists, so the baselines do not depend on how the model code is organised. Words are the
+lower-case, space-separated words of the course's files (:func:`words`).
+
+Introduced in notebook 06 (NSP and masked-word baselines) and notebook 07 (classification baselines).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+
+from bertedu.training.data import IS_NEXT, NOT_NEXT
+from bertedu.training.evalsets import (
+    MASK,
+    NSP_LABELS,
+    has_one_mask,
+    load_masked_word_items,
+    load_nsp_items,
+    split_answers,
+)
+from bertedu.training.metrics import accuracy, macro_f1
+
+#: Function words of the course vocabulary: determiners, prepositions, conjunctions, pronouns, question
+#: words, auxiliaries and a few adverbs. Every other word is a *content word*.
+STOP_WORDS = frozenset(
+    """
+    the a an every many all
+    in on at by to from with over under behind after of for about
+    and then again too later
+    is are does do has
+    he she they it her what who where when
+    """.split()
+)
+_START, _END = "<s>", "</s>"  # sentence boundaries for the n-gram counts
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Words
+
+
+def words(text: str) -> list[str]:
+    """The words of a sentence: lower-cased, split on whitespace (the course's files have no punctuation)."""
+    if not isinstance(text, str):
+        raise ValueError(f"Expected a sentence (str), got {type(text).__name__}.")
+    return text.lower().split()
+
+
+def content_words(text: str) -> set[str]:
+    """The words of ``text`` that are not in :data:`STOP_WORDS`: ``"the cat sits on the mat"`` -> ``{cat, sits, mat}``."""
+    return {w for w in words(text) if w not in STOP_WORDS}
+
+
+def shares_content_word(a: str, b: str) -> bool:
+    """True if sentences ``a`` and ``b`` have a content word in common."""
+    return bool(content_words(a) & content_words(b))
+
+
+# ----------------------------------------------------------------------------------------------------------
+# The evaluation files (read by bertedu.training.evalsets), as plain tuples
+
+
+def read_nsp_items(path: str | os.PathLike) -> list[tuple[str, str, int]]:
+    """``(sentence_a, sentence_b, label)`` triples from a file like ``data/nsp_eval.tsv``; label 0 = IsNext.
+
+    The label column holds ``IsNext``/``NotNext`` (or Hugging Face's ``0``/``1``). Notebook 06.
+    """
+    return [(i.sentence_a, i.sentence_b, i.next_sentence_label) for i in load_nsp_items(path)]
+
+
+def read_masked_word_items(path: str | os.PathLike) -> list[tuple[str, tuple[str, ...]]]:
+    """``(sentence, answers)`` pairs from a file like ``data/mlm_eval.tsv`` (answers split on ``|``). Notebook 06."""
+    return [(i.sentence, i.answers) for i in load_masked_word_items(path)]
+
+
+def _check_masked_item(sentence: str, answers: Iterable[str]) -> tuple[str, ...]:
+    if not isinstance(sentence, str) or not has_one_mask(sentence):
+        raise ValueError(
+            f"A masked-word item needs exactly one [MASK] (as a word of its own), got {sentence!r}."
+        )
+    answers = split_answers(answers)  # "chases|catches" or a list
+    if not answers:
+        raise ValueError(f"No answer given for {sentence!r}.")
+    return answers
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Next-sentence prediction (notebook 06)
+
+
+def overlap_nsp_predict(sentence_a: str, sentence_b: str) -> int:
+    """The word-overlap rule: IsNext (0) if A and B share a content word, else NotNext (1)."""
+    return IS_NEXT if shares_content_word(sentence_a, sentence_b) else NOT_NEXT
+
+
+def overlap_nsp_accuracy(items: Sequence[tuple[str, str, int | str]]) -> float:
+    """Share of ``(sentence_a, sentence_b, label)`` items the overlap rule gets right (label 0/1 or IsNext/NotNext).
+
+    What it shows: how much of "NSP accuracy" a model can earn by topic matching alone. Notebook 06.
+    """
+    items = list(items)
+    if not items:
+        raise ValueError("No NSP items to score.")
+    right = 0
+    for a, b, label in items:
+        label = NSP_LABELS.get(str(label).lower()) if not isinstance(label, int) else label
+        if label not in (IS_NEXT, NOT_NEXT):
+            raise ValueError(f"NSP labels are 0 (IsNext) or 1 (NotNext), got {label!r} for {a!r} / {b!r}.")
+        right += overlap_nsp_predict(a, b) == label
+    return right / len(items)
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Masked words: an n-gram filler (notebook 06)
+
+
+class NgramFiller:
+    """Fill a ``[MASK]`` with the word a trigram language model of the corpus likes best there.
+
+    Trained on a list of sentences: it counts every word, pair and triple of consecutive words (with
+    sentence-boundary markers ``<s> <s> ... </s>``). A word ``w`` after the two words ``u v`` gets the
+    *stupid back-off* score of Brants et al. (2007)::
+
+        S(w | u v) = count(u v w) / count(u v ·)        if the triple occurs in the corpus,
+                   = 0.4 · count(v w) / count(v ·)       else if the pair occurs,
+                   = 0.4 · 0.4 · count(w) / N            else (N: number of words).
+
+    To fill the ``[MASK]`` it tries every corpus word ``x`` and adds up ``log S`` over the three triples
+    that contain ``x`` (``x`` after its two left neighbours; ``x`` in the middle; ``x`` two before the next
+    word), so the left and the right context both count. Ties go to the alphabetically first word.
+
+    ``NgramFiller(corpus_sentences).predict("the cat drinks [MASK]", k=3)`` -> ``["milk", ...]``.
+    What it shows: how many held-out masked words can be answered by copying short word sequences of the
+    corpus, with no notion of who does what beyond two words away. Notebook 06.
+    """
+
+    BACKOFF = 0.4
+
+    def __init__(self, sentences: Iterable[str]):
+        if isinstance(sentences, str):
+            raise ValueError(
+                "NgramFiller takes a list of sentences, not one str: NgramFiller([sentence, ...])."
+            )
+        self.counts: Counter[tuple[str, ...]] = Counter()  # n-gram (n = 1, 2, 3) -> count
+        self.histories: Counter[tuple[str, ...]] = Counter()  # (n-1)-gram -> how many n-grams it starts
+        vocabulary: set[str] = set()
+        for sentence in sentences:
+            tokens = [_START, _START, *words(sentence), _END]
+            vocabulary.update(tokens[2:-1])
+            for t in range(2, len(tokens)):  # every predicted token, with its 0, 1 and 2 words of history
+                for n in (1, 2, 3):
+                    gram = tuple(tokens[t - n + 1 : t + 1])
+                    self.counts[gram] += 1
+                    self.histories[gram[:-1]] += 1
+        if not vocabulary:
+            raise ValueError("NgramFiller got no words: pass the corpus as a list of sentences.")
+        self.vocabulary = sorted(vocabulary)
+
+    def score(self, word: str, u: str, v: str) -> float:
+        """The stupid back-off score ``S(word | u v)`` (see the class docstring)."""
+        factor = 1.0
+        for history in ((u, v), (v,)):
+            count = self.counts[(*history, word)]
+            if count:
+                return factor * count / self.histories[history]
+            factor *= self.BACKOFF
+        # single words; a word the corpus never uses counts as half an occurrence
+        return factor * max(self.counts[(word,)], 0.5) / self.histories[()]
+
+    def _tokens(self, sentence: str) -> tuple[list[str], int]:
+        tokens = [_START, _START, *words(sentence), _END]
+        if not has_one_mask(sentence) or tokens.count(MASK.lower()) != 1:
+            raise ValueError(
+                f"The sentence needs exactly one [MASK] (as a word of its own), got {sentence!r}."
+            )
+        return tokens, tokens.index(MASK.lower())
+
+    def log_score(self, sentence: str, word: str) -> float:
+        """``Σ log S`` over the three triples of ``sentence`` that contain the ``[MASK]``, filled with ``word``."""
+        tokens, position = self._tokens(sentence)
+        tokens[position] = word
+        return sum(
+            math.log(self.score(tokens[t], tokens[t - 2], tokens[t - 1]))
+            for t in range(position, min(position + 3, len(tokens)))
+        )
+
+    def rank(self, sentence: str) -> list[str]:
+        """Every corpus word, the best filler of the ``[MASK]`` first."""
+        scores = {w: self.log_score(sentence, w) for w in self.vocabulary}
+        return sorted(self.vocabulary, key=lambda w: (-scores[w], w))
+
+    def predict(self, sentence: str, k: int = 5) -> list[str]:
+        """The ``k`` best fillers of the ``[MASK]`` of ``sentence``."""
+        if not isinstance(k, int) or isinstance(k, bool) or k < 1:
+            raise ValueError(f"k must be a positive int, got {k!r}.")
+        return self.rank(sentence)[:k]
+
+    def trigram_context_seen(self, sentence: str) -> bool:
+        """True if some corpus triple matches one of the three 3-word windows around the ``[MASK]``, with any
+        word in the mask's place (sentence boundaries count as words).
+
+        ``data/mlm_eval_generalise.tsv`` is built so that this is False for every item: the trigram level of
+        the model has nothing to copy there, only pairs and single words.
+        """
+        tokens, position = self._tokens(sentence)
+        for x in self.vocabulary:
+            tokens[position] = x
+            for t in range(position, min(position + 3, len(tokens))):
+                if self.counts[tuple(tokens[t - 2 : t + 1])]:
+                    return True
+        return False
+
+
+def ngram_mlm_accuracy(
+    filler: NgramFiller, items: Sequence[tuple[str, Sequence[str] | str]], k: int = 5
+) -> dict:
+    """Top-1 and top-``k`` accuracy of ``filler`` on ``(sentence, answers)`` items; ``answers`` is a list of
+    words or a ``"chases|catches"`` string, and any of them counts as right.
+
+    Returns ``{"top1": float, f"top{k}": float, "n": int, "predictions": [[word, ...] per item]}``, the same
+    keys as the model's masked-word accuracy in notebook 06.
+    """
+    items = list(items)
+    if not items:
+        raise ValueError("No masked-word items to score.")
+    top1 = topk = 0
+    predictions = []
+    for sentence, answers in items:
+        answers = set(_check_masked_item(sentence, answers))
+        best = filler.predict(sentence, k)
+        predictions.append(best)
+        top1 += best[0] in answers
+        topk += bool(answers & set(best))
+    return {
+        "top1": top1 / len(items),
+        f"top{k}": topk / len(items),
+        "n": len(items),
+        "predictions": predictions,
+    }
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Classification (notebook 07)
+
+
+def _check_labelled(texts: Sequence, labels: Sequence, what: str) -> None:
+    if isinstance(texts, str):
+        raise ValueError(f"{what}: pass a list of texts, not one str.")
+    if len(texts) != len(labels):
+        raise ValueError(f"{what}: got {len(texts)} texts but {len(labels)} labels; give one label per text.")
+    if not texts:
+        raise ValueError(f"{what}: no examples.")
+
+
+def majority_label(labels: Sequence[str]) -> str:
+    """The most frequent label (ties: the alphabetically first)."""
+    if not labels:
+        raise ValueError("No labels given.")
+    counts = Counter(labels)
+    return min(counts, key=lambda label: (-counts[label], label))
+
+
+def majority_accuracy(train_labels: Sequence[str], test_labels: Sequence[str]) -> float:
+    """Accuracy on ``test_labels`` of always answering the most frequent training label: the floor every
+    classifier must beat (0.5 on a balanced task). Notebook 07."""
+    return accuracy([majority_label(train_labels)] * len(test_labels), list(test_labels))
+
+
+def most_frequent_tag_scores(train, test) -> dict[str, float]:
+    """The tagging baseline (notebooks 07 and 10): each word gets the tag it has most often in training (unknown words: the most
+    frequent tag). ``train``, ``test``: lists of ``TaggingExample``. Test ``{"token_accuracy", "macro_f1"}``."""
+    counts: dict[str, Counter] = defaultdict(Counter)
+    for example in train:
+        for word, tag in zip(example.words, example.tags):
+            counts[word][tag] += 1
+    overall = Counter(tag for example in train for tag in example.tags).most_common(1)[0][0]
+    guess = {w: min(c, key=lambda t: (-c[t], t)) for w, c in counts.items()}
+    predicted = [guess.get(w, overall) for example in test for w in example.words]
+    gold = [t for example in test for t in example.tags]
+    return {"token_accuracy": accuracy(predicted, gold), "macro_f1": macro_f1(predicted, gold)}
+
+
+class NaiveBayes:
+    """Multinomial naive Bayes over words with add-one (Laplace) smoothing: a bag-of-words classifier.
+
+    ``P(label | text) ∝ P(label) · Π_w P(w | label)`` with ``P(w | label) = (count(w, label) + 1) /
+    (words(label) + V)`` over the training vocabulary ``V`` (unseen words are skipped). Word order is
+    invisible to it, so it measures how far single words give the label away.
+    ``NaiveBayes().fit(texts, labels).predict(new_texts)`` -> labels. Notebook 07.
+    """
+
+    def fit(self, texts: Sequence[str], labels: Sequence[str]) -> NaiveBayes:
+        _check_labelled(texts, labels, "NaiveBayes.fit")
+        self.labels = sorted(set(labels))
+        self.label_counts = Counter(labels)
+        self.word_counts = {label: Counter() for label in self.labels}
+        for text, label in zip(texts, labels):
+            self.word_counts[label].update(words(text))
+        self.vocabulary = set().union(*self.word_counts.values())
+        self.totals = {label: sum(c.values()) for label, c in self.word_counts.items()}
+        return self
+
+    def log_scores(self, text: str) -> dict[str, float]:
+        """``log P(label) + Σ log P(word | label)`` for each label (known words only)."""
+        n, v = sum(self.label_counts.values()), len(self.vocabulary)
+        scores = {}
+        for label in self.labels:
+            score = math.log(self.label_counts[label] / n)
+            for w in words(text):
+                if w in self.vocabulary:
+                    score += math.log((self.word_counts[label][w] + 1) / (self.totals[label] + v))
+            scores[label] = score
+        return scores
+
+    def predict(self, texts: Sequence[str]) -> list[str]:
+        """The most probable label of each text (ties: the alphabetically first)."""
+        if isinstance(texts, str):
+            raise ValueError("predict takes a list of texts; for one text use predict([text]).")
+        out = []
+        for text in texts:
+            scores = self.log_scores(text)
+            out.append(min(self.labels, key=lambda label: (-scores[label], label)))
+        return out
+
+
+def bag_of_words_accuracy(
+    train_texts: Sequence[str],
+    train_labels: Sequence[str],
+    test_texts: Sequence[str],
+    test_labels: Sequence[str],
+) -> float:
+    """Test accuracy of :class:`NaiveBayes` trained on the training texts. Notebook 07."""
+    _check_labelled(test_texts, test_labels, "bag_of_words_accuracy (test)")
+    predicted = NaiveBayes().fit(train_texts, train_labels).predict(test_texts)
+    return accuracy(predicted, list(test_labels))
+
+
+def giveaway_words(texts: Sequence[str], labels: Sequence[str], min_count: int = 3) -> dict[str, str]:
+    """Words that occur in at least ``min_count`` training texts, always with the same label: ``{word: label}``.
+
+    Each is a shortcut: a classifier can answer from that one word. Notebook 07.
+    """
+    _check_labelled(texts, labels, "giveaway_words")
+    seen: defaultdict[str, Counter] = defaultdict(Counter)
+    for text, label in zip(texts, labels):
+        for w in set(words(text)):
+            seen[w][label] += 1
+    return {w: next(iter(c)) for w, c in sorted(seen.items()) if len(c) == 1 and sum(c.values()) >= min_count}
+
+
+def overlap_pair_accuracy(
+    train_pairs: Sequence[tuple[str, str]],
+    train_labels: Sequence[str],
+    test_pairs: Sequence[tuple[str, str]],
+    test_labels: Sequence[str],
+) -> float:
+    """The word-overlap baseline for sentence pairs: learn on the training pairs which label goes with
+    "A and B share a content word" and which with "they do not" (the majority label of each group), then
+    answer from that one bit. What it shows: whether a pair task can be solved by spotting shared words
+    instead of relating the two sentences. Notebook 07."""
+    _check_labelled(train_pairs, train_labels, "overlap_pair_accuracy (train)")
+    _check_labelled(test_pairs, test_labels, "overlap_pair_accuracy (test)")
+    groups: dict[bool, list[str]] = {True: [], False: []}
+    for (a, b), label in zip(train_pairs, train_labels):
+        groups[shares_content_word(a, b)].append(label)
+    fallback = majority_label(train_labels)
+    rule = {key: majority_label(group) if group else fallback for key, group in groups.items()}
+    return accuracy([rule[shares_content_word(a, b)] for a, b in test_pairs], list(test_labels))
+
+
+def pair_baselines(
+    train_pairs: Sequence[tuple[str, str]],
+    train_labels: Sequence[str],
+    test_pairs: Sequence[tuple[str, str]],
+    test_labels: Sequence[str],
+) -> dict[str, float]:
+    """Every baseline of a sentence-pair task, as test accuracies:
+
+    - ``majority``: always the most frequent training label;
+    - ``overlap``: :func:`overlap_pair_accuracy`;
+    - ``hypothesis_only``: naive Bayes on the second sentence alone (near chance when the label needs both);
+    - ``first_only``: naive Bayes on the first sentence alone;
+    - ``bag_of_words``: naive Bayes on the words of both sentences together (no interaction between them).
+
+    Notebook 07.
+    """
+    _check_labelled(train_pairs, train_labels, "pair_baselines (train)")
+    _check_labelled(test_pairs, test_labels, "pair_baselines (test)")
+    train_a, train_b = [a for a, _ in train_pairs], [b for _, b in train_pairs]
+    test_a, test_b = [a for a, _ in test_pairs], [b for _, b in test_pairs]
+    train_ab, test_ab = [f"{a} {b}" for a, b in train_pairs], [f"{a} {b}" for a, b in test_pairs]
+    return {
+        "majority": majority_accuracy(train_labels, test_labels),
+        "overlap": overlap_pair_accuracy(train_pairs, train_labels, test_pairs, test_labels),
+        "hypothesis_only": bag_of_words_accuracy(train_b, train_labels, test_b, test_labels),
+        "first_only": bag_of_words_accuracy(train_a, train_labels, test_a, test_labels),
+        "bag_of_words": bag_of_words_accuracy(train_ab, train_labels, test_ab, test_labels),
+    }
+
+
+def sentence_baselines(
+    train_texts: Sequence[str],
+    train_labels: Sequence[str],
+    test_texts: Sequence[str],
+    test_labels: Sequence[str],
+) -> dict[str, float]:
+    """The baselines of a single-sentence classification task, as test accuracies: ``majority`` and
+    ``bag_of_words`` (:class:`NaiveBayes`). What they show: how much of a fine-tuned model's accuracy single
+    words already explain (notebook 07's plausible/implausible task)."""
+    return {
+        "majority": majority_accuracy(train_labels, test_labels),
+        "bag_of_words": bag_of_words_accuracy(train_texts, train_labels, test_texts, test_labels),
+    }

@@ -1,0 +1,138 @@
+"""Chinese (简体中文) translations of the package's messages: exercise feedback, the doctor, plot labels.
+
+Keys are the English templates exactly as written in the code (``msg("...")`` / ``translatable("...")``);
+values keep every ``{placeholder}`` of the English (those starting with ``_`` may be dropped) and use the
+course's terms (docs/glossary.md). Reference solutions with Chinese comments are in ``SOLUTIONS``, keyed by
+exercise name (``ex.NAME``), not by their code. ``tests/test_i18n_ui.py`` checks all of that. One section per
+module, in the order of the package map; a module converted later gets its own section (when this file nears the
+package's 600-line limit, move sections into a new ``bertedu/teaching/i18n/zh_<area>.py`` with its own ``MESSAGES`` and
+list it in ``bertedu.teaching.i18n.CATALOG_MODULES``; a test refuses a key defined twice). The quiz's strings are in
+:mod:`bertedu.teaching.quiz.i18n`, the notebooks' prose in ``translations/zh/``. Introduced in notebook 00.
+"""
+
+from __future__ import annotations
+
+MESSAGES: dict[str, str] = {
+    # --- bertedu/doctor.py ---------------------------------------------------------------------------------
+    "run `make lab` (or `make test`) from the repository root to (re)install the course": (
+        "在仓库根目录运行 `make lab`（或 `make test`），（重新）安装课程"
+    ),
+    "fix: {fix}": "修复：{fix}",
+    "All checks passed: you are ready for the course.": "全部检查通过：可以开始学习本课程了。",
+    "{failed} check(s) failed. {advice}": "{failed} 项检查未通过。{advice}",
+    "{failed} check(s) failed: follow the 'fix' lines above, then run the doctor again.": (
+        "{failed} 项检查未通过：请按上面“修复”行的说明操作，然后再运行一次 doctor。"
+    ),
+    "{version} is too old": "{version} 版本太旧",
+    "install Python {minimum} or newer (3.11 is tested), then `make clean lab PYTHON=python3.11`": (
+        "请安装 Python {minimum} 或更新的版本（已测试 3.11），然后运行 `make clean lab PYTHON=python3.11`"
+    ),
+    "{pin}  (or {fix_all})": "{pin}（或者{fix_all}）",
+    "cannot be imported ({error}: {exc})": "无法导入（{error}: {exc}）",
+    "imports, but pip does not know its version": "可以导入，但 pip 不知道它的版本",
+    "{installed} installed, the course is tested with {tested}": "已安装 {installed}，本课程测试的版本是 {tested}",
+    "CPU build": "CPU 版本",
+    "CUDA {version} build (works, but large)": "CUDA {version} 版本（可以用，但体积很大）",
+    "{build}, {threads} thread(s)": "{build}，{threads} 个线程",
+    "the package {package} is not installed": "没有安装 {package} 包",
+    "all-MiniLM-L6-v2 files found (config.json, model.safetensors, vocab.txt)": (
+        "找到了 all-MiniLM-L6-v2 的文件（config.json、model.safetensors、vocab.txt）"
+    ),
+    "data/simple_sentences.txt not found from this folder": "从当前文件夹找不到 data/simple_sentences.txt",
+    "run the doctor from inside the bertedu repository (or its notebooks/ folder)": (
+        "请在 bertedu 仓库（或其中的 notebooks/ 文件夹）里运行 doctor"
+    ),
+    "data/ found, {n} notebooks": "找到 data/ 和 {n} 个笔记本",
+    "jupyterlab_widgets is missing: quizzes would not render": "缺少 jupyterlab_widgets：测验无法显示",
+    "bertedu doctor: checking your environment": "bertedu doctor：正在检查你的环境",
+    # --- bertedu/teaching/exercises/core.py -------------------------------------------------------------------------
+    "✓ Correct": "✓ 正确",
+    "✗ Not yet": "✗ 还不对",
+    "○ Not attempted yet": "○ 尚未作答",
+    "no answer yet: write your answer in the cell above (replace the `...` or the `raise NotImplementedError`), "
+    "run that cell, then run this check again.": (
+        "还没有答案：请在上面的单元格里写下你的答案（替换 `...` 或 `raise NotImplementedError`），"
+        "运行那个单元格，然后再运行一次这个检查。"
+    ),
+    "tensor": "张量",
+    "array": "数组",
+    "give one number, not a {kind} of shape {shape}, e.g. {example}.": (
+        "请给出一个数，而不是形状为 {shape} 的{kind}，例如 {example}。"
+    ),
+    "give the answer as one number (a {type} is not one), e.g. {example}.": (
+        "请把答案写成一个数（{type} 不是一个数），例如 {example}。"
+    ),
+    "right, but rounded to {k} decimal{_s}, which is not precise enough to check: "
+    "give at least {n} decimals (or do not round at all).": (
+        "数值对了，但只保留了 {k} 位小数，精度不够，无法检查：请至少保留 {n} 位小数（或者干脆不要舍入）。"
+    ),
+    "pass your function itself, e.g. `{example}` (no parentheses after its name), not a {type}.": (
+        "请传入函数本身，例如 `{example}`（函数名后面不加括号），而不是一个 {type}。"
+    ),
+    "{label}: {message}": "{label}：{message}",
+    " (line {line} of {function})": "（{function} 的第 {line} 行）",
+    "your code raised {error}: {exc}{place}. Fix that error first, then check again.": (
+        "你的代码抛出了 {error}: {exc}{place}。请先改正这个错误，再重新检查。"
+    ),
+    "There is no hint for this exercise; try `solution()` after an attempt.": (
+        "这道练习没有提示；作答一次之后可以看看 `solution()`。"
+    ),
+    "**Hint {number}/{total}:** {hint}": "**提示 {number}/{total}：**{hint}",
+    "**Solution:**": "**参考答案：**",
+    # --- bertedu/teaching/exercises/welcome.py (notebook 00) --------------------------------------------------------
+    "give a number (an int or a float), not {type} {answer!r}.": (
+        "请给出一个数（int 或 float），而不是 {type} {answer!r}。"
+    ),
+    "15 % of {n} tokens is {expected:g}: BERT predicts about {expected:g} tokens per sequence.": (
+        "{n} 个词元的 15% 是 {expected:g}：BERT 平均在每个序列中预测大约 {expected:g} 个词元。"
+    ),
+    "{value:g} is the number replaced by [MASK] (80 % of the selected tokens). The question "
+    "asks for every selected token, including the 10 % random and 10 % unchanged ones.": (
+        "{value:g} 是被替换成 [MASK] 的词元数（被选中词元的 80%）。题目问的是所有被选中的词元，"
+        "也包括换成随机词元的 10% 和保持不变的 10%。"
+    ),
+    "{value:g} is the rate, not a count: multiply the rate by the {n} tokens.": (
+        "{value:g} 是比例，不是个数：请用这个比例乘以 {n} 个词元。"
+    ),
+    "{value:g} is not 15 % of {n}. Multiply {n} by 0.15.": "{value:g} 不是 {n} 的 15%。请计算 {n} 乘以 0.15。",
+    "15 % means 0.15 of the tokens.": "15% 就是词元总数的 0.15。",
+    "Selected tokens are then split 80/10/10, but all of them are predicted.": (
+        "被选中的词元随后按 80/10/10 分成三种处理，但它们全部都要预测。"
+    ),
+    # --- bertedu/teaching/viz/ (plot titles, axis labels, legends) --------------------------------------------------
+    "query (attending from)": "查询（发出注意力的词元）",
+    "key (attended to)": "键（被关注的词元）",
+    "attention weight": "注意力权重",
+    "rows renormalised to sum to 1": "各行重新归一化，和为 1",
+    "weights not renormalised": "权重未重新归一化",
+    "{keys} columns hidden, {how}": "已隐藏 {keys} 列，{how}",
+    "head {h}": "注意力头 {h}",
+    "mean": "平均",
+    "layer {layer}": "第 {layer} 层",
+    "layer {layer}: mean over {n} heads": "第 {layer} 层：{n} 个注意力头的平均",
+    "mean over heads": "各注意力头的平均",
+    "mean of {n} heads": "{n} 个注意力头的平均",
+    "layer {layer}, {which}": "第 {layer} 层，{which}",
+    "random": "随机词元",
+    "unchanged": "保持不变",
+    "not selected": "未选中",
+    "train": "训练",
+    "eval": "评估",
+    "{metric} ({split})": "{metric}（{split}）",
+    ", mean of {n}": "，{n} 点滑动平均",
+    "step": "步数",
+    "accuracy": "准确率",
+    "loss": "损失",
+    "value": "数值",
+    "observed": "观测值",
+    "expected": "期望值",
+    "fraction of maskable tokens": "占可掩码词元的比例",
+    " (n = {total:,.0f} tokens)": "（n = {total:,.0f} 个词元）",
+    "BERT masking: observed vs expected{n}": "BERT 掩码：观测值与期望值{n}",
+}
+
+#: Reference solutions with Chinese comments, keyed by exercise name (``ex.NAME``); the code itself
+#: is the English solution's (a test checks that only comments differ).
+SOLUTIONS: dict[str, str] = {
+    "expected_masked": "answer = 0.15 * 200   # 预测 30 个词元；其中 24 个显示为 [MASK]",
+}

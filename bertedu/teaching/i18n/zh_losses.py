@@ -1,0 +1,317 @@
+"""Chinese (简体中文) messages of the exercises of notebook 04 (the MLM and NSP losses).
+
+Part of the catalog of :mod:`bertedu.teaching.i18n.zh` (same rules: keys are the English templates exactly as written in the
+code, values keep every ``{placeholder}`` and use the terms of docs/glossary.md).
+``SOLUTIONS`` holds the reference solutions with Chinese comments, keyed by exercise name (the code
+itself must not differ). Listed in ``bertedu.teaching.i18n.CATALOG_MODULES``.
+"""
+
+from __future__ import annotations
+
+MESSAGES: dict[str, str] = {
+    # --- bertedu/teaching/exercises/losses.py (notebook 04) ----------------------------------------------------------
+    "{answer} is not a finite number; did you average over zero positions?": (
+        "{answer} 不是一个有限的数；你是不是在零个位置上求了平均？"
+    ),
+    "L_MLM = ({terms}) / {n_values} = {right:.4f}: the mean of -log p(original token) over the masked "
+    "positions of the whole batch.": (
+        "L_MLM = ({terms}) / {n_values} = {right:.4f}：即整个批次所有被掩码位置上 -log p(原始词元) 的平均值。"
+    ),
+    "you divided by all {n_positions} positions, but only {n_values} are masked: the loss is averaged "
+    "over the masked positions only (the others contribute nothing).": (
+        "你除以了全部 {n_positions} 个位置，但只有 {n_values} 个被掩码："
+        "损失只在被掩码的位置上求平均（其他位置什么也不贡献）。"
+    ),
+    "that is the sum; divide by the number of masked positions ({n_values}).": (
+        "这是总和；请除以被掩码位置的个数（{n_values}）。"
+    ),
+    "you averaged each sentence first and then the sentences; BERT averages over all masked positions of "
+    "the batch at once (a sentence with more masks weighs more).": (
+        "你先对每个句子求平均，再对句子求平均；"
+        "BERT 是一次性对整个批次所有被掩码的位置求平均（掩码多的句子权重更大）。"
+    ),
+    "you used the raw logit of the right token; first turn the logits into probabilities with a softmax "
+    "over the vocabulary (log p = z_y - log Σ_v exp z_v).": (
+        "你用的是正确词元的原始 logit；请先在词表上做 softmax，"
+        "把 logits 变成概率（log p = z_y - log Σ_v exp z_v）。"
+    ),
+    "the sign is wrong: the loss is -log p, a positive number.": "符号错了：损失是 -log p，是一个正数。",
+    "use the natural logarithm (ln), as F.cross_entropy does, not log10.": (
+        "请像 F.cross_entropy 那样使用自然对数（ln），不要用 log10。"
+    ),
+    "use the natural logarithm (ln), as F.cross_entropy does, not log2.": (
+        "请像 F.cross_entropy 那样使用自然对数（ln），不要用 log2。"
+    ),
+    "{answer:.4f} is not it. For each masked position take -log softmax(logits)[label], then average "
+    "over the masked positions.": (
+        "{answer:.4f} 不对。对每个被掩码的位置取 -log softmax(logits)[label]，再在被掩码的位置上求平均。"
+    ),
+    "Only the positions whose label is not -100 count. There are three of them.": (
+        "只有标签不是 -100 的位置才算数。这样的位置有三个。"
+    ),
+    "For a row of logits z and label y: -log p_y = log(Σ_v exp z_v) - z_y. Average the three values.": (
+        "对一行 logits z 和标签 y：-log p_y = log(Σ_v exp z_v) - z_y。把三个值求平均。"
+    ),
+    "mixed": "混合",
+    "all IsNext": "全为 IsNext 句对",
+    "all NotNext": "全为 NotNext 句对",
+    "return the loss as a scalar tensor (keep it a tensor: no .item()).": (
+        "请把损失作为标量张量返回（保持张量：不要 .item()）。"
+    ),
+    "the loss is detached from the graph (.item(), .detach() or numpy?); backward() needs it.": (
+        "损失脱离了计算图（.item()、.detach() 还是 numpy？）；backward() 需要它。"
+    ),
+    "on a batch that is {name} your loss is nan: every pair was ignored. NSP has no 'ignore' class; with "
+    "ignore_index=0 every IsNext pair (label 0) is dropped.": (
+        "在一个{name}的批次上，你的损失是 nan：每一对都被忽略了。NSP 没有“忽略”类别；"
+        "用 ignore_index=0 会丢掉每一个 IsNext 句对（标签 0）。"
+    ),
+    "your loss only counts NotNext pairs: ignore_index=0 drops every IsNext pair (label 0 under Hugging "
+    "Face's convention). A model that always answers NotNext would drive it to 0. Remove ignore_index.": (
+        "你的损失只统计 NotNext 句对：ignore_index=0 丢掉了每一个 IsNext 句对（按 Hugging Face 的约"
+        "定标签为 0）。一个永远回答 NotNext 的模型就能把它降到 0。请去掉 ignore_index。"
+    ),
+    "your loss only counts IsNext pairs: ignore_index=1 drops every NotNext pair. NSP needs both "
+    "classes; remove ignore_index.": (
+        "你的损失只统计 IsNext 句对：ignore_index=1 丢掉了每一个 NotNext 句对。NSP 两个类别都需要；"
+        "请去掉 ignore_index。"
+    ),
+    "the classes are swapped: in Hugging Face and bertedu label 0 = IsNext and 1 = NotNext, and logit "
+    "column 0 scores IsNext. Do not flip the labels.": (
+        "类别颠倒了：在 Hugging Face 和 bertedu 中，标签 0 = IsNext，1 = NotNext，"
+        "logit 的第 0 列给 IsNext 打分。不要翻转标签。"
+    ),
+    "that is the sum over the batch; BERT averages the NSP loss over the pairs (the default "
+    "reduction='mean').": (
+        "这是整个批次的总和；BERT 的 NSP 损失是在句对上求平均（默认的 reduction='mean'）。"
+    ),
+    "on the {name} batch your loss is {value:.4f} but the NSP cross-entropy is {right:.4f}. Use "
+    "F.cross_entropy(logits, labels) over every pair.": (
+        "在{name}的批次上，你的损失是 {value:.4f}，而 NSP 交叉熵是 {right:.4f}。"
+        "请对每一对使用 F.cross_entropy(logits, labels)。"
+    ),
+    "every pair counts, IsNext (0) and NotNext (1) alike, and the loss matches bertedu.core.losses.nsp_loss "
+    "on mixed, all-IsNext and all-NotNext batches.": (
+        "每一对都算数，IsNext (0) 和 NotNext (1) 一视同仁，并且在混合、"
+        "全是 IsNext 和全是 NotNext 的批次上，损失都与 bertedu.core.losses.nsp_loss 一致。"
+    ),
+    "ignore_index=k makes F.cross_entropy skip every example whose label is k. Which NSP pairs have "
+    "label 0?": ("ignore_index=k 让 F.cross_entropy 跳过所有标签为 k 的样本。哪些 NSP 句对的标签是 0？"),
+    "NSP has no 'padding' class to skip: every pair is a real example. Drop the ignore_index argument.": (
+        "NSP 没有需要跳过的“填充”类别：每一对都是真实的样本。去掉 ignore_index 参数。"
+    ),
+    "almost: right whenever something is masked, but a batch without any masked token gives nan (0 / 0), "
+    "which would poison training. Divide by the number of masked positions clamped to at least 1, so "
+    "such a batch gives 0, as bertedu.core.losses.mlm_loss does.": (
+        "差一点：只要有被掩码的词元就是对的，但一个没有任何掩码词元的批次会得到 nan（0 / 0），"
+        "这会毁掉训练。请除以被掩码位置的个数，并把它限制为至少 1，这样的批次就会得到 0，"
+        "就像 bertedu.core.losses.mlm_loss 那样。"
+    ),
+    "a batch without masked tokens should give 0, got {value:.4f}.": (
+        "没有掩码词元的批次应该得到 0，你得到的是 {value:.4f}。"
+    ),
+    "your loss is the masked sum divided by all {n_positions} positions, but only {n_masked} are masked: "
+    "it is diluted by the zeros of the ignored positions (and shrinks when the batch has more padding). "
+    "Divide by the number of masked positions.": (
+        "你的损失是掩码位置之和除以全部 {n_positions} 个位置，但只有 {n_masked} 个被掩码："
+        "它被忽略位置上的 0 稀释了（批次里填充越多，它就越小）。请除以被掩码位置的个数。"
+    ),
+    "that is the sum; divide by the number of masked positions.": "这是总和；请除以被掩码位置的个数。",
+    "you averaged per sentence, then over sentences; BERT (and bertedu) average over all masked "
+    "positions of the batch at once.": (
+        "你先按句子求平均，再对句子求平均；BERT（和 bertedu）是一次性对整个批次所有被掩码的位置求平均。"
+    ),
+    "on the test batch your loss is {value:.4f}, expected {right:.4f} (mean over masked positions).": (
+        "在测试批次上，你的损失是 {value:.4f}，应为 {right:.4f}（被掩码位置上的平均值）。"
+    ),
+    "the loss is the mean over the masked positions of the whole batch, and 0 (still attached to the "
+    "graph) when nothing is masked: it matches bertedu.core.losses.mlm_loss.": (
+        "损失是整个批次所有被掩码位置上的平均值，什么都没掩码时为 0（仍然连在计算图上）："
+        "与 bertedu.core.losses.mlm_loss 一致。"
+    ),
+    "With reduction='none', F.cross_entropy puts 0 at the ignored positions. What does .mean() divide by?": (
+        "用 reduction='none' 时，F.cross_entropy 在被忽略的位置上放 0。.mean() 除以的是什么？"
+    ),
+    "Divide the sum by (labels != -100).sum(), clamped to at least 1 so that an empty batch gives 0.": (
+        "把总和除以 (labels != -100).sum()，并限制为至少 1，这样空批次就得到 0。"
+    ),
+    "name the vocabulary projection `decoder` (an nn.Linear(H, V) whose weight is E).": (
+        "请把词表投影命名为 `decoder`（一个权重为 E 的 nn.Linear(H, V)）。"
+    ),
+    "the decoder is tied by copy: its weight equals the word embeddings today but is a separate tensor, "
+    "so the first optimizer step pulls them apart (and doubles the parameters). Share the Parameter "
+    "itself: `self.decoder.weight = word_embeddings.weight`.": (
+        "decoder 是通过复制绑定的：它的权重眼下等于词嵌入，但却是另一个张量，"
+        "所以第一步优化就会让两者分开（而且参数量翻倍）。请共享同一个 Parameter："
+        "`self.decoder.weight = word_embeddings.weight`。"
+    ),
+    "the decoder is not tied to the word embeddings: BERT scores the vocabulary with E itself, logits = "
+    "transform(h) · Eᵀ + b. Set `self.decoder.weight = word_embeddings.weight`.": (
+        "decoder 没有与词嵌入绑定：BERT 直接用 E 给词表打分，logits = transform(h) · Eᵀ + b。"
+        "请设置 `self.decoder.weight = word_embeddings.weight`。"
+    ),
+    "the output bias is missing: the head has its own per-token bias of shape (V,), named `bias` "
+    "(`self.bias = nn.Parameter(torch.zeros(config.vocab_size))`), used as the decoder's bias.": (
+        "少了输出偏置：这个头有自己的逐词元偏置，形状为 (V,)，"
+        "名为 `bias`（`self.bias = nn.Parameter(torch.zeros(config.vocab_size))`），"
+        "用作 decoder 的偏置。"
+    ),
+    "the decoder has a second bias of its own next to `bias`: create it with nn.Linear(H, V, bias=False) "
+    "or share the Parameter (`self.decoder.bias = self.bias`), as Hugging Face does.": (
+        "decoder 在 `bias` 之外还有一个自己的偏置：请用 nn.Linear(H, V, bias=False) 创建它，"
+        "或者共享这个 Parameter（`self.decoder.bias = self.bias`），就像 Hugging Face 那样。"
+    ),
+    "your head's parameters do not have Hugging Face's names (missing {missing}, unexpected "
+    "{unexpected}). Expected: {expected}.": (
+        "你的头的参数名与 Hugging Face 的不同（缺少 {missing}，多出 {unexpected}）。需要的参数：{expected}。"
+    ),
+    "the logits (B, T, V)": "输出的 logits (B, T, V)",
+    "the transform is missing: apply dense → GELU → LayerNorm before the decoder.": (
+        "少了 transform：在 decoder 之前要做 dense → GELU → LayerNorm。"
+    ),
+    "the bias is not added: logits = transform(h) · Eᵀ + b.": (
+        "没有加偏置：logits = transform(h) · Eᵀ + b。"
+    ),
+    "the transform's LayerNorm is missing: dense → GELU → LayerNorm.": (
+        "transform 里少了 LayerNorm：dense → GELU → LayerNorm。"
+    ),
+    "your logits differ from BertLMPredictionHead's: transform (dense → GELU → LayerNorm), then h · Eᵀ + "
+    "b.": (
+        "你的 logits 与 BertLMPredictionHead 的不同：先 transform（dense → GELU → LayerNorm），"
+        "再 h · Eᵀ + b。"
+    ),
+    "logits = LayerNorm(GELU(dense(h))) · Eᵀ + b with decoder.weight *being* the word-embedding "
+    "Parameter: the same as bertedu's BertLMPredictionHead, and V·H parameters saved.": (
+        "logits = LayerNorm(GELU(dense(h))) · Eᵀ + b，decoder.weight *就是*词嵌入的那个 Parameter："
+        "与 bertedu 的 BertLMPredictionHead 相同，还省下了 V·H 个参数。"
+    ),
+    "transform.dense, transform.LayerNorm, decoder (weight = E), bias (V,)": (
+        "transform.dense、transform.LayerNorm、decoder（weight = E）、bias (V,)"
+    ),
+    "A small `transform` module (nn.Module with .dense and .LayerNorm, eps=config.layer_norm_eps) keeps "
+    "Hugging Face's names: transform.dense, transform.LayerNorm.": (
+        "用一个小的 `transform` 模块（带 .dense 和 .LayerNorm 的 nn.Module，"
+        "eps=config.layer_norm_eps）来保留 Hugging Face 的命名：transform.dense、transform.LayerNorm。"
+    ),
+    "Tie by assignment, not by copy: `self.decoder = nn.Linear(H, V, bias=False)` then "
+    "`self.decoder.weight = word_embeddings.weight`. The bias: `self.bias = "
+    "nn.Parameter(torch.zeros(V))`.": (
+        "通过赋值绑定，而不是复制：先 `self.decoder = nn.Linear(H, V, bias=False)`，"
+        "再 `self.decoder.weight = word_embeddings.weight`。偏置："
+        "`self.bias = nn.Parameter(torch.zeros(V))`。"
+    ),
+    "return a tuple (sentence_a, sentence_b, label).": ("请返回一个 tuple (sentence_a, sentence_b, label)。"),
+    "sentence_a and sentence_b must be sentences of `documents` (strings), unchanged.": (
+        "sentence_a 和 sentence_b 必须是 `documents` 里的句子（字符串），原样不变。"
+    ),
+    "the label must be 0 (IsNext) or 1 (NotNext), got {label!r}.": (
+        "标签必须是 0 (IsNext) 或 1 (NotNext)，你给的是 {label!r}。"
+    ),
+    "two runs with the same rng gave different pairs: draw every random number from the `rng` you are "
+    "given (rng.random(), rng.randrange(...), rng.choice(...)), not from the global random module.": (
+        "用同一个 rng 运行两次却得到了不同的句对：请从传给你的 `rng` 抽取每一个随机数（rng.random()、"
+        "rng.randrange(...)、rng.choice(...)），而不是用全局的 random 模块。"
+    ),
+    "the labels are swapped: in Hugging Face and bertedu 0 = IsNext (B really follows A) and 1 = "
+    "NotNext. Your pairs labelled 1 are the real continuations.": (
+        "标签颠倒了：在 Hugging Face 和 bertedu 中，0 = IsNext（B 确实紧跟在 A 后面），1 = NotNext。"
+        "你标为 1 的句对才是真正的下一句。"
+    ),
+    "{share:.0%} of your pairs are IsNext; BERT draws IsNext and NotNext 50/50.": (
+        "你的句对中有 {share:.0%} 是 IsNext；BERT 按 50/50 抽取 IsNext 和 NotNext。"
+    ),
+    "a pair labelled 0 (IsNext) must have B = the sentence right after A, in the same document.": (
+        "标为 0 (IsNext) 的句对，B 必须是同一文档中紧跟在 A 后面的那一句。"
+    ),
+    "{same:.0%} of your NotNext pairs take B from A's own document: BERT's NotNext B is a random "
+    "sentence from *another* document. (Same-document negatives are a different, harder task: ALBERT's "
+    "sentence-order prediction swaps two consecutive sentences instead.)": (
+        "你的 NotNext 句对中有 {same:.0%} 的 B 取自 A 所在的文档："
+        "BERT 的 NotNext B 是*另一篇*文档中的随机句子。（同一文档内的负例是另一个更难的任务："
+        "ALBERT 的句子顺序预测改为交换两个相邻的句子。）"
+    ),
+    "NotNext B comes from only {n_docs_used} of the {n_documents} documents: draw it at random from the "
+    "whole corpus.": (
+        "NotNext 的 B 只来自 {n_documents} 篇文档中的 {n_docs_used} 篇：请从整个语料库中随机抽取。"
+    ),
+    "{share:.1%} IsNext, every IsNext B the true next sentence, every NotNext B from another document, "
+    "labels as Hugging Face (0 = IsNext), reproducible from the rng. bertedu's NSPPairSampler does the "
+    "same with segments of up to two sentences.": (
+        "{share:.1%} 是 IsNext，每个 IsNext 的 B 都是真正的下一句，"
+        "每个 NotNext 的 B 都来自另一篇文档，标签与 Hugging Face 一致（0 = IsNext），用 rng 可以复现。"
+        "bertedu 的 NSPPairSampler 做的是同样的事，只是句段最多可以包含两个句子。"
+    ),
+    "Pick a document with at least two sentences and a sentence i that is not its last one: A = doc[i].": (
+        "挑一篇至少有两个句子的文档，再挑一个不是最后一句的句子 i：A = doc[i]。"
+    ),
+    "`if rng.random() < 0.5:` B = doc[i + 1], label 0. Else pick another document (not the same one!) "
+    "with rng.randrange and a random sentence of it, label 1.": (
+        "`if rng.random() < 0.5:` B = doc[i + 1]，标签 0。"
+        "否则用 rng.randrange 另挑一篇文档（不能是同一篇！），取其中一个随机句子，标签 1。"
+    ),
+}
+
+#: Reference solutions with Chinese comments, keyed by exercise name (``ex.NAME``); the code itself
+#: is the English solution's (a test checks that only comments differ).
+SOLUTIONS: dict[str, str] = {
+    "mlm_by_hand": """
+import numpy as np
+z, y = (t.numpy() for t in ex.mlm_by_hand_data())       # (2, 3, 4), (2, 3)
+keep = y != -100                                        # (2, 3) 被掩码的位置
+z, y = z[keep].astype(np.float64), y[keep]              # (3, 4), (3,)
+log_p = z - np.log(np.exp(z).sum(axis=-1, keepdims=True))   # 在词表上做 log softmax
+answer = float(-log_p[np.arange(len(y)), y].mean())
+""",
+    "fix_nsp_loss": """
+def my_nsp_loss(logits, labels):
+    # logits (B, 2)：第 0 列给 IsNext 打分，第 1 列给 NotNext；labels (B,)：0 = IsNext，1 = NotNext
+    return F.cross_entropy(logits, labels)   # 每一对都算数：不要 ignore_index
+""",
+    "fix_mlm_average": """
+def my_mlm_loss(logits, labels):
+    V = logits.size(-1)
+    per_position = F.cross_entropy(logits.reshape(-1, V), labels.reshape(-1),
+                                   ignore_index=-100, reduction="none")       # (B*T,)，被忽略处为 0
+    n_masked = (labels != -100).sum().clamp(min=1)                            # 没有掩码 -> 损失为 0，而不是 nan
+    return per_position.sum() / n_masked
+""",
+    "mlm_head": """
+class Transform(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.dense = nn.Linear(config.hidden_size, config.hidden_size)
+        self.LayerNorm = nn.LayerNorm(config.hidden_size, eps=config.layer_norm_eps)
+
+    def forward(self, h):
+        return self.LayerNorm(F.gelu(self.dense(h)))                  # (..., H)
+
+
+class MLMHead(nn.Module):
+    def __init__(self, config, word_embeddings):
+        super().__init__()
+        self.transform = Transform(config)
+        self.decoder = nn.Linear(config.hidden_size, config.vocab_size, bias=False)
+        self.decoder.weight = word_embeddings.weight                  # 绑定：同一个 Parameter (V, H)
+        self.bias = nn.Parameter(torch.zeros(config.vocab_size))      # (V,)
+
+    def forward(self, h):
+        return self.decoder(self.transform(h)) + self.bias            # (..., V) = transform(h) · Eᵀ + b
+
+ex.mlm_head.check(MLMHead)
+""",
+    "nsp_sampler": """
+def sample_nsp_pair(documents, rng):
+    d = rng.randrange(len(documents))
+    while len(documents[d]) < 2:                                # A 需要有下一句
+        d = rng.randrange(len(documents))
+    i = rng.randrange(len(documents[d]) - 1)
+    a = documents[d][i]
+    if rng.random() < 0.5:
+        return a, documents[d][i + 1], 0                        # IsNext（Hugging Face：标签 0）
+    other = rng.randrange(len(documents) - 1)
+    other = other + (other >= d)                                # 除 d 以外的任意文档
+    return a, rng.choice(documents[other]), 1                   # NotNext（标签 1）
+
+ex.nsp_sampler.check(sample_nsp_pair)
+""",
+}

@@ -1,0 +1,402 @@
+"""The class report: which quiz questions a class finds hardest, and which wrong answer it picks most.
+
+Students export their progress in a notebook (``quiz.export_progress("alice.json")``, shown in notebook
+00) and hand the file in. The instructor collects the exports in one folder and runs::
+
+    python -m bertedu.teaching.quiz.report EXPORTS_FOLDER --out REPORT_FOLDER
+
+which writes three files to ``REPORT_FOLDER``:
+
+- ``class_report.csv`` and ``class_report.md``: one row per question that at least one student answered,
+  hardest first (lowest first-try success, then most attempts per student), with the notebook, the
+  question id and its English prompt, how many students attempted it, their attempts, the first-try
+  success rate, and the most chosen wrong answer with its text (for a fill-in question, the most common
+  wrong entry of a blank) and how many students chose it;
+- ``first_try_success.png``: a bar chart of the first-try success per question (matplotlib, no display).
+
+Every file of the folder is tried. A file that is not a bertedu export (not JSON, another JSON schema, an
+export of another version, an empty or damaged file, or the same export handed in twice) is skipped with
+a one-line message. The command exits with 0 when at least one export was read and 2 when none was.
+
+Exports written before answers were recorded still count for students, attempts and (mostly) first-try
+success; only the wrong-answer column needs the newer exports. An instructor's tool, not used in a
+notebook (the instructor guide explains where it fits).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import sys
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from bertedu.files import atomic_write, atomic_write_text
+from bertedu.teaching.quiz.banks import Question, bank_names, load_bank
+from bertedu.teaching.quiz.core import blank_title, format_number, grade_blank, normalize_text, parse_number
+from bertedu.teaching.quiz.render import plain_text
+from bertedu.teaching.quiz.store import VERSION, data_problem
+
+CSV_NAME = "class_report.csv"
+MARKDOWN_NAME = "class_report.md"
+PLOT_NAME = "first_try_success.png"
+PROMPT_CHARS = 90  # the English prompt is shortened to this many characters in the table
+COLUMNS = (
+    "rank",
+    "notebook",
+    "question_id",
+    "type",
+    "students",
+    "attempts",
+    "attempts_per_student",
+    "first_try_correct",
+    "first_try_known",
+    "first_try_success",
+    "most_chosen_wrong_answer",
+    "chosen_by_students",
+    "question",
+)
+
+
+@dataclass(frozen=True)
+class Export:
+    """One student's export, as read from ``path``."""
+
+    path: Path
+    data: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class QuestionStats:
+    """The class's results on one question (one row of the report)."""
+
+    notebook: str
+    question_id: str
+    kind: str
+    question: str  # the English prompt, as plain text, shortened
+    students: int  # exports with at least one attempt
+    attempts: int  # all attempts of all those students
+    first_try_correct: int  # students whose first attempt scored 1
+    first_try_known: int  # students whose first attempt's score is known (old exports may not say)
+    wrong_answer: str  # the most chosen wrong answer, with its text ("" when none was recorded)
+    wrong_answer_students: int  # how many students chose it at least once
+
+    @property
+    def first_try_rate(self) -> float | None:
+        """first_try_correct / first_try_known, or ``None`` when no first try is known."""
+        return self.first_try_correct / self.first_try_known if self.first_try_known else None
+
+    @property
+    def attempts_per_student(self) -> float:
+        return self.attempts / self.students
+
+
+# --------------------------------------------------------------------------------------------- reading
+
+
+def read_export(path: Path) -> tuple[Export | None, str | None]:
+    """``(Export, None)``, or ``(None, why it was skipped)`` for anything that is not a valid export."""
+    try:
+        raw = path.read_bytes()
+    except OSError as err:
+        return None, f"cannot be read ({err.strerror or err})"
+    if not raw.strip():
+        return None, "empty file"
+    try:
+        data = json.loads(raw.decode("utf-8-sig"))
+    except UnicodeDecodeError:
+        return None, "not a text file, so not a bertedu progress export"
+    except (ValueError, RecursionError) as err:
+        return None, f"not JSON ({str(err).splitlines()[0][:80]})"
+    if not (isinstance(data, dict) and "version" in data and "notebooks" in data):
+        return None, "JSON, but not a bertedu progress export (it has no 'version' and 'notebooks')"
+    if data["version"] != VERSION:
+        return None, f"a progress export of version {data['version']!r}; this bertedu reads version {VERSION}"
+    problem = data_problem(data)
+    if problem:
+        return None, f"damaged progress export ({problem})"
+    return Export(path, data), None
+
+
+def read_exports(folder: str | Path) -> tuple[list[Export], list[str]]:
+    """Every valid export in ``folder`` (files in name order; sub-folders are ignored), and one message
+    per skipped file (``"skipped notes.txt: not JSON (...)"``)."""
+    folder = Path(folder)
+    exports: list[Export] = []
+    skipped: list[str] = []
+    seen: dict[str, Path] = {}
+    for path in sorted(p for p in folder.iterdir() if p.is_file()):
+        export, why = read_export(path)
+        if export is not None:
+            content = json.dumps({k: v for k, v in export.data.items() if k != "exported"}, sort_keys=True)
+            if content in seen:
+                export, why = None, f"the same progress as {seen[content].name} (handed in twice?)"
+            else:
+                seen[content] = path
+        if export is None:
+            skipped.append(f"skipped {path.name}: {why}")
+        else:
+            exports.append(export)
+    return exports, skipped
+
+
+# ---------------------------------------------------------------------------------------- statistics
+
+
+def _first_try(entry: dict[str, Any]) -> bool | None:
+    """Whether the student's first attempt scored 1 (``None``: the export does not say)."""
+    if "first" in entry:
+        return entry["first"] >= 1.0
+    answers = entry.get("answers") or []
+    if answers and len(answers) == entry["attempts"]:  # the whole history is there
+        return answers[0]["score"] >= 1.0
+    if entry["attempts"] == 1:
+        return entry["best"] >= 1.0
+    if entry["best"] < 1.0:  # never right, so not right the first time either
+        return False
+    return None
+
+
+def _wrong_choices(question: Question, answers: Iterable[dict]) -> dict[tuple, str]:
+    """The wrong answers one student gave, each once: ``{key: text}``. Keys sort options by index and
+    group a blank's typed entries by their value or normalised form ("0,5" and "0.5 " are one answer)."""
+    out: dict[tuple, str] = {}
+    for item in answers:
+        answer = item["answer"]
+        if question.type in ("single", "multiple"):
+            for i in answer:
+                if isinstance(i, int) and 0 <= i < len(question.options) and not question.options[i].correct:
+                    out[(0, i, "")] = f"option {i + 1}: “{plain_text(question.options[i].text['en'])}”"
+        elif len(answer) == len(question.blanks) and all(isinstance(a, str) for a in answer):
+            for i, (blank, given) in enumerate(zip(question.blanks, answer)):
+                if given.strip() and not grade_blank(blank, given)[0]:
+                    number = parse_number(given, blank.unit) if blank.kind == "numeric" else None
+                    key = (1, i, normalize_text(given) if number is None else format_number(number))
+                    out.setdefault(key, f"{blank_title(blank, i, 'en')}: “{given.strip()}”")
+    return out
+
+
+def _short(text: str, n: int = PROMPT_CHARS) -> str:
+    text = " ".join(plain_text(text).split())
+    return text if len(text) <= n else text[: n - 1].rstrip() + "…"
+
+
+def class_report(exports: Sequence[Export]) -> tuple[list[QuestionStats], list[str]]:
+    """One :class:`QuestionStats` per question answered in ``exports``, hardest first, and notes (answers
+    to questions that are no longer in the banks are left out and counted in a note)."""
+    questions: dict[tuple[str, str], Question] = {}
+    for name in bank_names():
+        for q in load_bank(name).questions:
+            questions[(name, q.id)] = q
+    per_question: dict[tuple[str, str], list[dict]] = {}
+    unknown: set[tuple[str, str]] = set()
+    for export in exports:
+        for notebook, nb in export.data["notebooks"].items():
+            for qid, entry in nb.get("questions", {}).items():
+                key = (notebook, qid)
+                if key in questions:
+                    per_question.setdefault(key, []).append(entry)
+                else:
+                    unknown.add(key)
+    rows = []
+    for key, entries in per_question.items():
+        q = questions[key]
+        firsts = [_first_try(e) for e in entries]
+        wrong: Counter = Counter()
+        texts: dict[tuple, str] = {}
+        for e in entries:
+            for key_, text in _wrong_choices(q, e.get("answers") or []).items():
+                wrong[key_] += 1
+                texts.setdefault(key_, text)
+        top_key, top_n = min(wrong.items(), key=lambda kv: (-kv[1], kv[0])) if wrong else (None, 0)
+        rows.append(
+            QuestionStats(
+                notebook=key[0],
+                question_id=key[1],
+                kind=q.type,
+                question=_short(q.prompt["en"]),
+                students=len(entries),
+                attempts=sum(e["attempts"] for e in entries),
+                first_try_correct=sum(f is True for f in firsts),
+                first_try_known=sum(f is not None for f in firsts),
+                wrong_answer=texts.get(top_key, ""),
+                wrong_answer_students=top_n,
+            )
+        )
+    rows.sort(
+        key=lambda r: (
+            r.first_try_rate is None,
+            r.first_try_rate if r.first_try_rate is not None else 0.0,
+            -r.attempts_per_student,
+            r.notebook,
+            r.question_id,
+        )
+    )
+    notes = []
+    if unknown:
+        notes.append(
+            f"left out answers to {len(unknown)} question(s) that are not in today's question banks "
+            f"(renamed or removed): {', '.join(sorted(f'{n}/{q}' for n, q in unknown)[:5])}"
+            + (" ..." if len(unknown) > 5 else "")
+        )
+    return rows, notes
+
+
+# ------------------------------------------------------------------------------------------- writing
+
+
+def _percent(rate: float | None) -> str:
+    return "" if rate is None else f"{round(100 * rate)}%"
+
+
+def _csv_rows(rows: Sequence[QuestionStats]) -> list[list[Any]]:
+    return [
+        [
+            rank,
+            r.notebook,
+            r.question_id,
+            r.kind,
+            r.students,
+            r.attempts,
+            f"{r.attempts_per_student:.2f}",
+            r.first_try_correct,
+            r.first_try_known,
+            "" if r.first_try_rate is None else f"{r.first_try_rate:.3f}",
+            r.wrong_answer,
+            r.wrong_answer_students,
+            r.question,
+        ]
+        for rank, r in enumerate(rows, 1)
+    ]
+
+
+def to_csv(rows: Sequence[QuestionStats]) -> str:
+    """The report as CSV (UTF-8; ``first_try_success`` is a fraction, empty when unknown)."""
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(COLUMNS)
+    writer.writerows(_csv_rows(rows))
+    return buf.getvalue()
+
+
+def _cell(value: Any) -> str:
+    return str(value).replace("|", "\\|").replace("\n", " ")
+
+
+def to_markdown(rows: Sequence[QuestionStats], n_exports: int, skipped: Sequence[str] = ()) -> str:
+    """The report as a Markdown page: a summary line, the table (hardest first), the skipped files."""
+    lines = [
+        "# Class quiz report",
+        "",
+        f"{n_exports} student export(s) read; {len(rows)} question(s) answered. Hardest first: lowest "
+        "first-try success, then most attempts per student. The most chosen wrong answer counts students "
+        "who gave it at least once.",
+        "",
+        "| # | Notebook | Question | Students | Attempts | First-try success | Most chosen wrong answer |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for rank, r in enumerate(rows, 1):
+        success = _percent(r.first_try_rate)
+        if r.first_try_rate is not None:
+            success += f" ({r.first_try_correct}/{r.first_try_known})"
+        wrong = f"{r.wrong_answer} ({r.wrong_answer_students})" if r.wrong_answer else ""
+        cells = [rank, r.notebook, f"`{r.question_id}`: {r.question}", r.students, r.attempts, success, wrong]
+        lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
+    if skipped:
+        lines += ["", "## Files skipped", ""] + [f"- {_cell(s)}" for s in skipped]
+    return "\n".join(lines) + "\n"
+
+
+def plot_first_try(rows: Sequence[QuestionStats], n_exports: int):
+    """A horizontal bar chart of first-try success per question (hardest at the top); a matplotlib Figure.
+
+    Drawn with the Agg canvas directly (no pyplot, no display, the notebook's backend is untouched).
+    Questions whose first try is unknown are left out.
+    """
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    shown = [r for r in rows if r.first_try_rate is not None]
+    fig = Figure(figsize=(9, max(2.5, 0.3 * len(shown) + 1.3)), layout="constrained")
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot()
+    labels = [f"{r.notebook} / {r.question_id}" for r in shown]
+    rates = [100 * r.first_try_rate for r in shown]
+    y = list(range(len(shown)))
+    ax.barh(y, rates, color="#4c72b0")
+    for yi, rate, r in zip(y, rates, shown):
+        ax.text(min(rate + 1, 88), yi, f"{rate:.0f}% of {r.first_try_known}", va="center", fontsize=8)
+    ax.set_yticks(y, labels, fontsize=8)
+    ax.invert_yaxis()  # hardest first, at the top
+    ax.set_xlim(0, 100)
+    ax.set_xlabel("students right on the first try (%)")
+    ax.set_title(f"First-try success per question ({n_exports} student exports)")
+    if not shown:
+        ax.text(50, 0, "no first tries recorded", ha="center")
+    return fig
+
+
+def write_report(
+    rows: Sequence[QuestionStats], out: str | Path, n_exports: int, skipped: Sequence[str] = ()
+) -> dict[str, Path]:
+    """Write the CSV, the Markdown page and the plot into ``out`` (created if needed); returns their paths."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    paths = {"csv": out / CSV_NAME, "markdown": out / MARKDOWN_NAME, "plot": out / PLOT_NAME}
+    atomic_write_text(paths["csv"], to_csv(rows))
+    atomic_write_text(paths["markdown"], to_markdown(rows, n_exports, skipped))
+    fig = plot_first_try(rows, n_exports)
+    atomic_write(paths["plot"], lambda p: fig.savefig(p, format="png", dpi=110))
+    return paths
+
+
+# ----------------------------------------------------------------------------------------------- CLI
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m bertedu.teaching.quiz.report",
+        description="Class report from students' quiz exports (quiz.export_progress): per question, "
+        "attempts, first-try success and the most chosen wrong answer, hardest first; plus a bar chart.",
+        epilog="Example: python -m bertedu.teaching.quiz.report exports/ --out report/   "
+        "(exit code 0 when at least one export was read, 2 when none was)",
+    )
+    parser.add_argument("exports", type=Path, help="folder holding the students' exported .json files")
+    parser.add_argument("--out", type=Path, required=True, help="folder to write the report into")
+    args = parser.parse_args(argv)
+    if not args.exports.is_dir():
+        print(
+            f"error: {args.exports} is not a folder; give the folder that holds the exports.", file=sys.stderr
+        )
+        return 2
+    exports, skipped = read_exports(args.exports)
+    for line in skipped:
+        print(line, file=sys.stderr)
+    if not exports:
+        print(
+            f"error: no student export could be read from {args.exports}; nothing was written.",
+            file=sys.stderr,
+        )
+        return 2
+    rows, notes = class_report(exports)
+    for line in notes:
+        print(line, file=sys.stderr)
+    try:
+        paths = write_report(rows, args.out, len(exports), skipped)
+    except OSError as err:
+        print(f"error: could not write the report to {args.out}: {err.strerror or err}", file=sys.stderr)
+        return 1
+    print(
+        f"Read {len(exports)} export(s) ({len(skipped)} file(s) skipped): {len(rows)} question(s). "
+        f"Wrote {paths['csv']}, {paths['markdown']} and {paths['plot']}."
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,132 @@
+"""The optimizer both training loops use: AdamW with BERT's settings and a linear warm-up / linear decay.
+
+BERT (Devlin et al. 2019, Appendix A.2) trains with Adam, β₁ = 0.9, β₂ = 0.999, L2 weight decay 0.01,
+a learning rate warmed up linearly over the first steps and then decayed linearly to 0. Google's code uses
+decoupled weight decay (AdamW) on weight matrices only, ε = 1e-6 — as here. Pretraining
+(:mod:`bertedu.training.pretrain`, notebook 06) and fine-tuning (:mod:`bertedu.training.finetune`, notebook 07) share it, and
+what both say when training goes wrong: :class:`TrainingDivergedError` (a loss or gradient that is not a
+number) and :class:`TrainingDivergenceWarning` (a finished run whose loss ended far above its start).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Callable
+
+import torch
+
+
+class TrainingDivergedError(FloatingPointError):
+    """The loss or the gradients became NaN or infinite, so training stopped (both loops raise it).
+
+    Introduced in notebook 06.
+    """
+
+
+class TrainingDivergenceWarning(RuntimeWarning):
+    """A finished run's loss ended far above where it started (pretraining or fine-tuning): the weights are
+    worse than at the start, usually because the learning rate is too high. Introduced in notebook 06."""
+
+
+#: A finished run whose last logged training loss is this many times where it started (or more) has diverged.
+DIVERGENCE_RATIO = 1.1
+
+
+def divergence_message(step: int, what: str, out) -> str:
+    """Why a pretraining step stopped: ``what`` (the loss, the gradient norm) is not finite at step ``step + 1``;
+    ``out`` has the step's ``mlm_loss`` and ``nsp_loss`` (numbers, tensors or ``None``)."""
+    parts = ", ".join(
+        f"{name}={float(getattr(out, name)):.4g}"
+        for name in ("mlm_loss", "nsp_loss")
+        if getattr(out, name) is not None
+    )
+    return (
+        f"Training diverged at step {step + 1}: the {what} is not finite ({parts}). Stopped before updating "
+        "the weights. Try a lower learning rate (e.g. half of it), a longer warm-up, gradient clipping "
+        "(max_grad_norm=1.0), and check the data (empty or very long lines, a tokenizer that turns "
+        "everything into [UNK])."
+    )
+
+
+def warn_if_diverged(
+    history: list[dict], vocab_size: int, *, learning_rate: float, warmup_steps: int, max_grad_norm: float
+) -> None:
+    """Warn (:class:`TrainingDivergenceWarning`, attributed to the caller of the caller) if the last training
+    loss of a pretraining ``history`` is ``DIVERGENCE_RATIO`` times where the run started or more: the lower of
+    the first logged loss and ``ln V + ln 2``, the loss of an untrained BERT (it guesses uniformly)."""
+    train = [r for r in history if r.get("split", "train") == "train"]
+    if not train:
+        return
+    chance = math.log(vocab_size) + math.log(2)
+    first = train[0]["loss"]
+    start = min(first, chance)
+    where = (
+        f"{chance:.3f}, the loss of an untrained model, which guesses uniformly"
+        if start == chance
+        else f"{first:.3f}, the mean over the first {train[0]['step']} steps"
+    )
+    clipping = (
+        f" and gradient clipping (max_grad_norm=1.0, now {max_grad_norm:g})"
+        if not 0 < max_grad_norm <= 1.0
+        else ""  # already clipped as BERT does: nothing to suggest there
+    )
+    warn_if_loss_rose(
+        history,
+        start,
+        lambda last: (
+            f"Training diverged: the loss ended at {last['loss']:.3f}, {last['loss'] / start:.1f} times "
+            f"where it started ({where}), so the model is worse than at the start. Try a lower learning rate "
+            f"(now {learning_rate:g}; e.g. a tenth of it), a longer warm-up (now {warmup_steps} steps)"
+            f"{clipping}; plot the loss with bertedu.teaching.viz.plot_loss_curves(run.history)."
+        ),
+        stacklevel=4,
+    )
+
+
+def warn_if_loss_rose(
+    history: list[dict], start: float | None, message: Callable[[dict], str], *, stacklevel: int = 3
+) -> bool:
+    """The one divergence rule of both loops: if the last training record of ``history`` has a loss of
+    ``DIVERGENCE_RATIO`` times ``start`` or more, warn :class:`TrainingDivergenceWarning` with
+    ``message(last record)`` (attributed ``stacklevel`` frames up) and return ``True``. ``start`` is where
+    the run began (``None``: unknown, no warning). Introduced in notebook 06."""
+    train = [r for r in history if r.get("split", "train") == "train"]
+    if start is None or not train or not train[-1]["loss"] >= DIVERGENCE_RATIO * start:
+        return False
+    warnings.warn(message(train[-1]), TrainingDivergenceWarning, stacklevel=stacklevel)
+    return True
+
+
+def linear_schedule(warmup_steps: int, total_steps: int) -> Callable[[int], float]:
+    """The learning-rate factor of step ``s``: ``(s + 1) / warmup`` while warming up, then a straight line
+    down to 0 at ``total_steps``. For ``torch.optim.lr_scheduler.LambdaLR``. Introduced in notebook 06.
+
+    (The ``+ 1`` makes the very first step use a small non-zero learning rate instead of wasting a batch.)
+    """
+    warmup_steps = min(warmup_steps, total_steps)
+
+    def factor(step: int) -> float:
+        if step < warmup_steps:
+            return (step + 1) / warmup_steps
+        return max(0.0, (total_steps - step) / max(1, total_steps - warmup_steps))
+
+    return factor
+
+
+def make_optimizer(
+    model: torch.nn.Module, *, lr: float, weight_decay: float, warmup_steps: int, total_steps: int
+) -> tuple[torch.optim.Optimizer, torch.optim.lr_scheduler.LambdaLR]:
+    """AdamW (β = 0.9, 0.999; ε = 1e-6 as BERT) with weight decay on weight matrices only (not on biases
+    and LayerNorm weights), and :func:`linear_schedule`. Returns ``(optimizer, scheduler)``.
+
+    Introduced in notebook 06.
+    """
+    decay, no_decay = [], []
+    for name, param in model.named_parameters():  # a tied Parameter appears once
+        if param.requires_grad:
+            (no_decay if param.dim() < 2 or "LayerNorm" in name else decay).append(param)
+    groups = [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
+    optimizer = torch.optim.AdamW(groups, lr=lr, betas=(0.9, 0.999), eps=1e-6)
+    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, linear_schedule(warmup_steps, total_steps))
+    return optimizer, scheduler

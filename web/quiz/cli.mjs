@@ -1,0 +1,48 @@
+// Run the JavaScript grader from another program: `node web/quiz/cli.mjs < request.json > reply.json`.
+//
+// The request is one JSON object; each key present is one job, and the reply has the same keys:
+//   casefold:  [string]                -> [string]            (casefold)
+//   normalize: [[string, caseSensitive]] -> [string]          (normalizeText)
+//   parse:     [[string, unit | null]] -> [number | null]     (parseNumber)
+//   grade:     [{question, answer, lang}] -> [{result, lines, error}]  (grade, resultLines)
+//   solution:  [{question, lang}]      -> [rows]              (solutionLines)
+//   correct:   [question]              -> [answer]            (correctAnswer)
+//   format:    [number]                -> [string]            (formatNumber)
+// "ui" holds the quiz's UI strings (tools/export_banks.py writes them) for the jobs that produce text.
+// tests/test_web_quiz.py uses it to compare this grader with the Python one.
+
+import { readFileSync } from "node:fs";
+import {
+  casefold,
+  correctAnswer,
+  formatNumber,
+  grade,
+  normalizeText,
+  parseNumber,
+  resultLines,
+  solutionLines,
+} from "./grader.js";
+
+const request = JSON.parse(readFileSync(0, "utf8"));
+const ui = request.ui || {};
+const reply = {};
+
+if (request.casefold) reply.casefold = request.casefold.map((s) => casefold(s));
+if (request.normalize) {
+  reply.normalize = request.normalize.map(([s, caseSensitive]) => normalizeText(s, { caseSensitive }));
+}
+if (request.parse) reply.parse = request.parse.map(([s, unit]) => parseNumber(s, unit));
+if (request.format) reply.format = request.format.map((x) => formatNumber(x));
+if (request.correct) reply.correct = request.correct.map((q) => correctAnswer(q));
+if (request.solution) reply.solution = request.solution.map(({ question, lang }) => solutionLines(question, lang, ui));
+if (request.grade) {
+  reply.grade = request.grade.map(({ question, answer, lang }) => {
+    try {
+      const result = grade(question, answer);
+      return { result, lines: request.ui ? resultLines(result, question, lang || "en", ui) : null, error: null };
+    } catch (err) {
+      return { result: null, lines: null, error: `${err.name}: ${err.message}` };
+    }
+  });
+}
+process.stdout.write(JSON.stringify(reply));
