@@ -53,6 +53,7 @@ help:
 	@echo "make bench      run benchmarks/ and rewrite benchmarks/RESULTS.md"
 	@echo "make notebooks  re-execute notebooks in place (NB=notebooks/03_masking_strategy.ipynb for one)"
 	@echo "make html       export the notebooks to build/html/, readable offline (maths, alt text); NB= as above"
+	@echo "make web        build/web: quizzes without a kernel and notebook 06's model in the page (web/README.md)"
 	@echo "TORCH_INDEX=cpu with the first make lab/test: CPU-only torch from PyTorch's index (README: disk space)"
 	@echo "make lint       check formatting (ruff format --check) and lint (ruff check); make format fixes"
 	@echo "make clean      remove $(VENV), caches and training runs"
@@ -174,7 +175,7 @@ notebooks: dev
 # Offline HTML pages of the notebooks as committed (outputs included), with MathJax copied beside them.
 HTML_PINS := $(shell grep -o -E '"(nbconvert|jupyter-server-mathjax)==[^"]*"' pyproject.toml | tr -d '"')
 HTML_DIR ?= build/html
-.PHONY: html
+.PHONY: html web
 
 $(VENV)/.html-installed: pyproject.toml $(VENV)/.course-installed
 	$(PIP) install -q $(HTML_PINS)
@@ -182,6 +183,16 @@ $(VENV)/.html-installed: pyproject.toml $(VENV)/.course-installed
 
 html: $(VENV)/.html-installed
 	$(PY) tools/export_html.py --output $(HTML_DIR) $(NB)
+
+# The web pages (web/, issue 30): onnxruntime-web vendored from npm (web/package-lock.json), every quiz bank in
+# both languages, notebook 06's model as ONNX; serve build/web with any static server (web/README.md).
+web: dev
+	$(PY) tools/vendor_web.py
+	$(PY) tools/export_banks.py --out build/web/quiz/data
+	$(PY) tools/export_onnx.py --out build/web/minibert/model
+	mkdir -p build/web/quiz build/web/minibert
+	cp web/quiz/*.js web/quiz/quiz.css web/quiz/demo.html build/web/quiz/
+	cp web/minibert/*.js web/minibert/index.html build/web/minibert/
 
 bench: dev
 	$(PY) benchmarks/run_all.py

@@ -26,7 +26,7 @@ def set_seed(seed: int = DEFAULT_SEED, *, deterministic: bool = True) -> int:
     interpreter reads it once, at start-up. ``make`` and ``tools/execute_notebooks.py`` start kernels with
     ``PYTHONHASHSEED=0``, and no result of bertedu depends on the order of a set.
 
-    Returns the seed, so a notebook can print what it used. Introduced in notebook 00.
+    Returns the seed, so a notebook can print what it used.
     """
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
         raise ValueError(f"set_seed expects a non-negative integer seed, got {seed!r}.")

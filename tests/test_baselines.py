@@ -214,3 +214,31 @@ def test_pair_baselines_are_at_chance_when_the_label_needs_both_sentences():
     assert (
         pair_baselines(leaky, ["same", "different"], leaky, ["same", "different"])["hypothesis_only"] == 1.0
     )
+
+
+def test_the_order_cue_rule_reads_which_sentence_carries_the_continuation_word():
+    from bertedu.course.baselines import order_cue_nsp_accuracy, order_cue_nsp_predict
+
+    first, second = "the dog eats its dinner", "then the dog sleeps on the mat"
+    assert order_cue_nsp_predict(first, second) == 0  # the continuation comes second: IsNext
+    assert order_cue_nsp_predict(second, first) == 1  # it comes first: the pair was swapped
+    assert (
+        order_cue_nsp_predict("later the cat eats", "the cat sleeps again") == 0
+    )  # both have one: no evidence
+    items = [(first, second, "IsNext"), (second, first, "NotNext"), ("a cat", "a dog", 1)]
+    assert order_cue_nsp_accuracy(items) == 2 / 3
+    with pytest.raises(ValueError, match="No NSP items"):
+        order_cue_nsp_accuracy([])
+
+
+def test_the_order_cue_rule_beats_every_order_blind_rule_on_the_swapped_file():
+    from bertedu.course.baselines import order_cue_nsp_accuracy, overlap_nsp_accuracy
+    from bertedu.training.evalsets import load_nsp_items
+    from bertedu.utils import data_path
+
+    items = [
+        (i.sentence_a, i.sentence_b, i.next_sentence_label)
+        for i in load_nsp_items(data_path("nsp_eval_hard.tsv"))
+    ]
+    assert overlap_nsp_accuracy(items) == 0.5
+    assert order_cue_nsp_accuracy(items) == 88 / 120  # notebook 06 quotes 0.733

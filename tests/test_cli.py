@@ -91,7 +91,7 @@ def test_cli_trains_and_reports(corpus_files, tmp_path, capsys):
 def run_cli(args, cwd):
     env = dict(os.environ, PYTHONPATH=str(Path(bertedu.__file__).resolve().parents[1]))
     return subprocess.run(
-        [sys.executable, "-m", "bertedu.training.pretrain", *args],
+        [sys.executable, "-m", "bertedu.cli", *args],
         cwd=cwd,
         capture_output=True,
         text=True,

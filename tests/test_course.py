@@ -279,8 +279,10 @@ def test_sentence_features_pool_real_tokens_only(word_tok):
         course.sentence_features(encoder, data["train"], pooling="pooled", layers=2)
     with pytest.raises(ValueError, match="pooling must be one of"):
         course.sentence_features(encoder, data["train"], pooling="max")
-    with pytest.raises(ValueError, match="layers must be an int from 1 to 2"):
+    with pytest.raises(ValueError, match=r"layers must be an integer from 1 to 2 \(the encoder.s layers\)"):
         course.sentence_features(encoder, data["train"], layers=3)
+    with pytest.raises(ValueError, match="layers must be an integer"):
+        course.sentence_features(encoder, data["train"], layers=True)  # a bool is not a layer count
 
 
 @pytest.mark.slow

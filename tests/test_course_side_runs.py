@@ -18,6 +18,7 @@ from bertedu.core.model import BertForPreTraining
 from bertedu.course import (
     MiniBertRun,
     SideRuns,
+    background,
     course_config,
     learning_curve_run,
     minibert_plateau_run,
@@ -136,7 +137,7 @@ def test_a_failed_second_process_is_replaced_by_training_here(caplog):
 
 @pytest.mark.slow
 def test_one_core_trains_the_side_runs_when_asked(monkeypatch):
-    monkeypatch.setattr(course.side_runs.os, "cpu_count", lambda: 1)
+    monkeypatch.setattr(background.os, "cpu_count", lambda: 1)
     side = start_side_runs({"minibert": {"steps": 20}})
     assert not side.in_background
     assert same_result(side.result("minibert"), minibert_plateau_run(20))
@@ -183,9 +184,9 @@ def test_notebook_07s_minilm_run_keeps_its_scores_through_the_second_process(mon
     )
     test = {"loss": 0.35, "accuracy": 0.87, "macro_f1": 0.86}
     monkeypatch.setattr(course.side_runs, "run_minilm", lambda progress=False, **kw: (result, test))
-    payload = course.side_runs._side_run_bytes("minilm", {})  # what the second process sends back
+    payload = background.run_bytes(SideRuns.registry, "minilm", {})  # what the second process sends back
     assert (
-        course.side_runs._side_run_from_bytes(payload)
+        background.result_from_bytes(SideRuns.registry, "minilm", payload)
         == minilm_run()
         == {
             "epochs_run": 2,
@@ -217,13 +218,19 @@ def test_a_finished_run_is_collected_from_the_cache_next_time(own_cache):
     assert start_side_runs({"nsp_only": {"steps": 30}}).in_background  # other settings: trained
 
 
-def test_the_cache_key_follows_settings_code_and_data(monkeypatch):
-    key = course.side_runs.side_run_key
+def test_the_cache_key_follows_settings_code_data_and_cpu_kernels(monkeypatch):
+    monkeypatch.delenv("DNNL_MAX_CPU_ISA", raising=False)
+    key = lambda name, kwargs: background.run_key(SideRuns.registry, name, kwargs)  # noqa: E731
+    key_before_kernels = key("nsp_only", {"steps": 20})
     assert key("nsp_only", {"steps": 20}) == key("nsp_only", {"steps": 20, "progress": True})
     assert key("nsp_only", {"steps": 20}) != key("nsp_only", {"steps": 30}) != key("minibert", {"steps": 30})
     before = key("minibert", {})
-    monkeypatch.setattr(course.side_runs, "_code_and_data_digest", lambda: "a line of code changed")
+    monkeypatch.setattr(background, "_code_and_data_digest", lambda: "a line of code changed")
     assert key("minibert", {}) != before
+    monkeypatch.setenv(
+        "DNNL_MAX_CPU_ISA", "SSE41"
+    )  # another CPU kernel set: other last digits, trained again
+    assert key("nsp_only", {"steps": 20}) != key_before_kernels
 
 
 @pytest.mark.integration

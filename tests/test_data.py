@@ -20,6 +20,7 @@ from bertedu.training.data import (
     SentenceSpan,
     bucketed_batches,
     build_nsp_example,
+    corpus_documents,
     make_nsp_pairs,
     read_corpus,
     truncate_seq_pair,
@@ -125,6 +126,17 @@ def test_read_corpus_non_utf8_bytes(tmp_path):
         read_corpus(path)
 
 
+def test_one_corpus_rule_streams_what_read_corpus_reads(tmp_path):
+    # corpus_documents (line by line, as the shards writer reads) is read_corpus's rule, not a copy of it
+    text = "\ufeffthe cat sits.\r\n\r\n---\n  the café opens.  \rthe sun rises.\r\r\nend of it\n\n\n last one"
+    path = write(tmp_path, text)
+    with pytest.warns(UserWarning, match=r"write_shards skipped 1 line\(s\).*line 3 \(no letter or digit"):
+        streamed = list(corpus_documents(path, reader="write_shards"))
+    with pytest.warns(UserWarning, match=r"read_corpus skipped 1 line\(s\).*line 3 "):
+        assert read_corpus(path) == streamed
+    assert streamed == [["the cat sits."], ["the café opens.", "the sun rises."], ["end of it"], ["last one"]]
+
+
 # ----------------------------------------------------------------------------------------------------------
 # NSP pairs
 
@@ -210,7 +222,9 @@ def test_nsp_bad_corpora_give_clear_errors(tmp_path, tokenizer):
         PretrainingDataset([], tokenizer)
     with pytest.raises(ValueError, match="Document 0 must be a non-empty list of sentences"):
         PretrainingDataset(["the cat sits", "the dog runs"], tokenizer)
-    with pytest.raises(ValueError, match="max_length must be an int >= 5"):
+    with pytest.raises(
+        ValueError, match=r"max_length must be an integer >= 5 \(\[CLS\] A \[SEP\] B \[SEP\]\)"
+    ):
         PretrainingDataset(small_world(3), tokenizer, max_length=4)
 
 
@@ -392,6 +406,19 @@ def test_collator_and_dataset_argument_errors(documents, tokenizer):
         dataset[5]
     with pytest.raises(ValueError, match="epoch must be a non-negative int"):
         dataset.set_epoch(-1)
+    # a bool is not a count (True == 1 in Python): every count is checked by core.validation.require_int
+    for call, name in [
+        (lambda: dataset.set_epoch(True), "epoch"),
+        (
+            lambda: next(bucketed_batches(dataset, PretrainingCollator(tokenizer), batch_size=True)),
+            "batch_size",
+        ),
+        (lambda: PretrainingDataset(documents, tokenizer, num_pairs=True), "num_pairs"),
+        (lambda: PretrainingDataset(documents, tokenizer, max_sentences=True), "max_sentences"),
+        (lambda: PretrainingDataset(documents, tokenizer, is_next_prob=1.5), "is_next_prob"),
+    ]:
+        with pytest.raises(ValueError, match=f"{name} must be .*, got (True|1.5)"):
+            call()
 
 
 def test_batches_feed_the_model(documents, tokenizer):

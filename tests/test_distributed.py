@@ -363,7 +363,7 @@ def test_a_killed_process_ends_the_run_and_the_checkpoint_stays(tmp_path, corpus
     command = [
         sys.executable,
         "-m",
-        "bertedu.training.pretrain",
+        "bertedu.cli",
         "--corpus",
         str(corpus_files / "corpus.txt"),
     ]
@@ -418,7 +418,7 @@ def test_torchrun_runs_the_command_line(tmp_path, corpus_files):
     torchrun = [str(Path(sys.executable).with_name("torchrun")), "--nnodes=1", "--nproc_per_node=2"]
     torchrun += ["--master_addr=127.0.0.1", f"--master_port={free_port()}"]
     two = subprocess.run(
-        [*torchrun, "-m", "bertedu.training.pretrain", *args, "--output", "two", "--grad-accum", "2"],
+        [*torchrun, "-m", "bertedu.cli", *args, "--output", "two", "--grad-accum", "2"],
         cwd=tmp_path,
         env=env,
         capture_output=True,
@@ -428,7 +428,7 @@ def test_torchrun_runs_the_command_line(tmp_path, corpus_files):
     assert two.returncode == 0, two.stderr[-3000:]
     assert two.stdout.count("Training finished at step 6/6") == 1  # process 1 prints nothing
     one = subprocess.run(
-        [sys.executable, "-m", "bertedu.training.pretrain", *args, "--output", "one", "--device", "cpu"],
+        [sys.executable, "-m", "bertedu.cli", *args, "--output", "one", "--device", "cpu"],
         cwd=tmp_path,
         env=env,
         capture_output=True,
@@ -448,7 +448,7 @@ def test_a_signal_to_one_process_stops_all_of_them_after_the_same_step(tmp_path,
     command = [
         sys.executable,
         "-m",
-        "bertedu.training.pretrain",
+        "bertedu.cli",
         "--corpus",
         str(corpus_files / "corpus.txt"),
     ]

@@ -13,6 +13,7 @@ from bertedu.training.evalsets import (
     load_nsp_items,
     split_answers,
 )
+from bertedu.training.finetune_data import SEQUENCE_CLASSIFICATION, ClassificationExample, read_examples
 
 
 def test_a_byte_order_mark_is_dropped(tmp_path):
@@ -55,3 +56,22 @@ def test_one_mask_rule_is_the_same_for_model_and_baselines(tmp_path, sentence, o
 def test_split_answers():
     assert split_answers("chases | Catches||") == ("chases", "catches")
     assert split_answers(["Milk", " ", "water "]) == ("milk", "water")
+
+
+def test_the_fine_tuning_files_are_read_by_the_same_reader(tmp_path):
+    # one TSV reader: a byte-order mark, blank lines and stray spaces are handled as for the held-out files
+    path = tmp_path / "train.tsv"
+    path.write_bytes("Sentence\tlabel\n\nthe cat sits \t plausible\n".encode("utf-8-sig"))
+    assert read_examples(SEQUENCE_CLASSIFICATION, path) == [
+        ClassificationExample("the cat sits", "plausible")
+    ]
+    path.write_text(
+        "sentence\tlabel\nthe cat sits\tplausible\nthe sun\tshines\tplausible\n", encoding="utf-8"
+    )
+    with pytest.raises(ValueError, match=r"train.tsv, line 3: expected 2 tab-separated fields .*one tab"):
+        read_examples(SEQUENCE_CLASSIFICATION, path)
+    path.write_text("", encoding="utf-8")
+    with pytest.raises(ValueError, match="is empty; it needs a header line"):
+        read_examples(SEQUENCE_CLASSIFICATION, path)
+    with pytest.raises(FileNotFoundError, match="does not exist"):
+        read_examples(SEQUENCE_CLASSIFICATION, tmp_path / "missing.tsv")

@@ -243,6 +243,7 @@ def test_not_answered_gives_the_no_answer_yet_message(exercise):
 def test_every_exercise_has_a_prompt_hints_and_a_solution(exercise):
     assert exercise.prompt and len(exercise.hints) >= 2 and exercise.solution_code.strip()
     assert f"ex.{exercise.name}.check" in exercise.solution_code
+    exercise.check(None)  # a (wrong) attempt opens the solution
     assert "Hint 1/" in repr(exercise.hint(1)) and "Solution" in repr(exercise.solution())
 
 

@@ -18,6 +18,7 @@ from bertedu.teaching.exercises.core import (
     LABEL_CORRECT,
     LABEL_NOT_ATTEMPTED,
     LABEL_NOT_YET,
+    NOT_ANSWERED,
     as_number,
     decimals_needed,
     number_problem,
@@ -88,7 +89,21 @@ def test_hints_come_one_at_a_time_and_solution_shows_code():
     assert "second" in repr(ex.hint())  # stays on the last hint
     with pytest.raises(ValueError, match="between 1 and 2"):
         ex.hint(3)
+    ex.check(3)  # a wrong attempt opens the solution
     assert "answer = 4" in ex.solution()._repr_markdown_()
+
+
+def test_the_solution_opens_only_after_a_checked_attempt():
+    ex = Exercise("h", "p", _is_four, solution_code="answer = 4")
+    locked = ex.solution()._repr_markdown_()
+    assert "answer = 4" not in locked and "first attempt" in locked and "ex.h.check(" in locked
+    ex.check(NOT_ANSWERED)  # the untouched stub is not an attempt
+    assert "answer = 4" not in ex.solution()._repr_markdown_()
+    ex.check(5)  # a wrong answer is
+    assert "answer = 4" in ex.solution()._repr_markdown_()
+    broken = Exercise("b", "p", lambda f: (f() == 4, ""), solution_code="answer = 4")
+    broken.check(lambda: 1 / 0)  # code that raises is an attempt too
+    assert "answer = 4" in broken.solution()._repr_markdown_()
 
 
 def test_points_and_expected_answer_are_declared_on_the_exercise():
@@ -188,3 +203,38 @@ def test_the_kept_symbols_are_in_dejavu_sans():
     for symbol in KEPT:
         assert ord(symbol) in charmap, f"U+{ord(symbol):04X} has no glyph in DejaVu Sans"
     assert all(label[0] in KEPT for label in (LABEL_CORRECT, LABEL_NOT_YET, LABEL_NOT_ATTEMPTED))
+
+
+def test_checking_the_code_a_notebook_hands_out_does_not_open_the_solution():
+    ex = Exercise("fix", "p", _is_four, solution_code="answer = 4")
+    result = ex.check(3, given=True)  # a find-the-bug exercise's buggy code: the check names the bug ...
+    assert not result.passed and result.attempted
+    assert "answer = 4" not in ex.solution()._repr_markdown_()  # ... but the student has not tried yet
+    ex.check(3)
+    assert "answer = 4" in ex.solution()._repr_markdown_()
+
+
+def test_every_find_the_bug_check_of_the_handed_out_code_is_marked_given():
+    """In each notebook, a check that directly follows the handed-out buggy code (a code cell without a solution
+    region, before the student's own version) says ``given=True``; the student's own check does not."""
+    import re
+
+    import nbformat
+
+    root = Path(__file__).resolve().parents[1] / "notebooks"
+    found = 0
+    for path in sorted(root.glob("[0-9][0-9]_*.ipynb")):
+        cells = nbformat.read(path, as_version=4).cells
+        for i, cell in enumerate(cells[1:-1], start=1):
+            if cell.cell_type != "code" or not re.match(r"ex\.\w+\.check\(", cell.source.strip()):
+                continue
+            before, after = cells[i - 1].source, cells[i + 1].source
+            handed_out = bool(re.search(r"^(def|class) ", before, re.M)) and "BEGIN SOLUTION" not in before
+            if handed_out and "BEGIN SOLUTION" in after:
+                found += 1
+                assert "given=True" in cell.source, f"{path.name} cell {i}: the handed-out code's check"
+            else:
+                assert "given=True" not in cell.source, (
+                    f"{path.name} cell {i}: a student's check marked given"
+                )
+    assert found >= 9

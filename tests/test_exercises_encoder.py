@@ -253,6 +253,7 @@ def test_post_ln_layer_checker_layer_is_a_real_bert_layer():
 def test_exercises_have_hints_and_solutions():
     for exercise in (ex.layer_parameters, ex.merge_heads, ex.post_ln_layer):
         assert len(exercise.hints) >= 2
+        exercise.check(None)  # an attempt (wrong) opens the solution
         assert "def " in exercise.solution()._repr_markdown_()
         assert "Hint 1/" in repr(exercise.hint(1))
 

@@ -216,6 +216,7 @@ def test_the_messages_follow_the_language_with_their_composed_parts(monkeypatch)
             assert not ok and chinese_part in chinese, chinese
             assert english_part not in chinese and english_detail not in chinese, chinese
         assert "编写 `my_align" in ex.align_labels.prompt and "找出错误" in ex.fix_span_loss.prompt
+        ex.align_labels.check(None)  # an attempt opens the solution
         assert "# 只标第一个子词" in repr(ex.align_labels.solution())
     finally:
         i18n.set_language(None)

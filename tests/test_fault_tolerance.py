@@ -263,7 +263,7 @@ def kill_args(corpus: Path, out: Path) -> list[str]:
 
 def run_cli(args: list[str], **kwargs) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "bertedu.training.pretrain", *args],
+        [sys.executable, "-m", "bertedu.cli", *args],
         capture_output=True,
         text=True,
         env=cli_env(),
@@ -301,7 +301,7 @@ def test_kill_9_at_random_moments_then_resume(corpus_files, tmp_path):
     def start(args: list[str], real: bool):
         if real:
             process = subprocess.Popen(
-                [sys.executable, "-m", "bertedu.training.pretrain", *args],
+                [sys.executable, "-m", "bertedu.cli", *args],
                 env=cli_env(),
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
@@ -392,7 +392,7 @@ def test_sigterm_and_sigint_save_a_checkpoint_and_exit_with_one_line(corpus_file
         runs[signum] = (
             out,
             subprocess.Popen(
-                [sys.executable, "-m", "bertedu.training.pretrain", *args],
+                [sys.executable, "-m", "bertedu.cli", *args],
                 env=cli_env(),
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,

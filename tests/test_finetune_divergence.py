@@ -8,10 +8,11 @@ import pytest
 import torch
 from support import small_bert_config
 
+from bertedu.core.model import BertForSequenceClassification
 from bertedu.core.tokenizer import SPECIAL_TOKENS, BertTokenizer
 from bertedu.training.finetune import FineTuneConfig, build_task_model, fine_tune
 from bertedu.training.finetune_data import SEQUENCE_CLASSIFICATION, ClassificationExample, make_dataset
-from bertedu.training.optim import TrainingDivergenceWarning
+from bertedu.training.optim import TrainingDivergedError, TrainingDivergenceWarning
 
 WORDS = ["the", "cat", "dog", "sits", "runs", "on", "mat", "in", "park", "sleeps"]
 SENTENCES = [
@@ -57,3 +58,35 @@ def test_a_healthy_fine_tuning_does_not_warn():
         warnings.simplefilter("error", TrainingDivergenceWarning)
         result = run(learning_rate=1e-2)
     assert result.history[-1]["loss"] < result.history[0]["loss"]
+
+
+@pytest.mark.parametrize(
+    "poison, message",
+    [
+        ("loss", r"The loss became nan at step 1; lower the learning rate \(now 0.001\)"),
+        ("gradient", r"The gradient norm became inf at step 1; lower the learning rate \(now 0.001\)"),
+    ],
+)
+def test_a_loss_or_gradient_that_is_not_finite_stops_before_the_weights_change(monkeypatch, poison, message):
+    """Fine-tuning ends its steps with pretraining's optimizer_step: the gradient norm is checked too."""
+    if poison == "loss":
+        original = BertForSequenceClassification.forward
+
+        def forward(self, *args, **kwargs):
+            out = original(self, *args, **kwargs)
+            out.loss = out.loss * float("nan")
+            return out
+
+        monkeypatch.setattr(BertForSequenceClassification, "forward", forward)
+    else:
+        monkeypatch.setattr(
+            torch.nn.utils, "clip_grad_norm_", lambda params, max_norm: torch.tensor(float("inf"))
+        )
+    tokenizer = BertTokenizer([*SPECIAL_TOKENS, *WORDS])
+    examples = [ClassificationExample(t, label) for t, label in SENTENCES]
+    train = make_dataset(SEQUENCE_CLASSIFICATION, examples, tokenizer)
+    model = build_task_model(SEQUENCE_CLASSIFICATION, small_bert_config(vocab_size=tokenizer.vocab_size))
+    before = {k: v.clone() for k, v in model.state_dict().items()}
+    with pytest.raises(TrainingDivergedError, match=message):
+        fine_tune(model, train, config=FineTuneConfig(learning_rate=1e-3, batch_size=2, progress=False))
+    assert all(torch.equal(before[k], v) for k, v in model.state_dict().items())

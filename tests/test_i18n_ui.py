@@ -109,7 +109,7 @@ def test_the_doctor_reads_the_language_without_loading_the_quiz_or_yaml():
     code = (
         "import sys\n"
         "import bertedu.doctor as d\n"
-        "from bertedu import i18n\n"
+        "from bertedu.teaching import i18n\n"
         "assert i18n.get_language() == 'zh', i18n.get_language()\n"
         "heavy = [m for m in ('yaml', 'bertedu.teaching.quiz', 'ipywidgets', 'numpy', 'torch') if m in sys.modules]\n"
         "assert not heavy, heavy\n"

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import inspect
+from dataclasses import fields
+
 import pytest
 import torch
 
-from bertedu.core.masking import IGNORE_INDEX, mask_tokens, mask_tokens_with_details
+from bertedu.core.masking import IGNORE_INDEX, MaskingOptions, mask_tokens, mask_tokens_with_details
 from bertedu.core.tokenizer import SPECIAL_TOKENS, BertTokenizer
 
 # A vocabulary laid out like ours: [PAD]=0 [UNK]=1 [CLS]=2 [SEP]=3 [MASK]=4, then 95 ordinary tokens.
@@ -209,3 +212,24 @@ def test_generator_must_be_a_torch_generator(generator):
         mask_tokens(
             ids, mask_token_id=4, vocab_size=10, special_token_ids=[0, 1, 2, 3, 4], generator=generator
         )
+
+
+def test_the_keywords_are_defined_once_and_shown_on_both_functions():
+    """MaskingOptions holds the keyword arguments; both functions accept exactly its fields (help() and Jupyter
+    show them with their defaults) and refuse any other keyword."""
+    names = ["input_ids", *(f.name for f in fields(MaskingOptions))]
+    ids = make_batch(2, 8)
+    for function in (mask_tokens, mask_tokens_with_details):
+        parameters = inspect.signature(function).parameters
+        assert list(parameters) == names
+        assert (
+            parameters["mlm_probability"].default == 0.15 and parameters["selection"].default == "bernoulli"
+        )
+        assert {p.kind for name, p in parameters.items() if name != "input_ids"} == {
+            inspect.Parameter.KEYWORD_ONLY
+        }
+        with pytest.raises(TypeError, match="mlm_prob"):
+            function(ids, mlm_prob=0.2, **KW)
+    plain = mask_tokens(ids, generator=gen(3), selection="exact", **KW)
+    details = mask_tokens_with_details(ids, generator=gen(3), selection="exact", **KW)
+    assert torch.equal(plain[0], details.input_ids) and torch.equal(plain[1], details.labels)

@@ -98,3 +98,10 @@ def test_course_minibert_trains_on_the_course_vocabulary():
     model, tokenizer = train_course_minibert(steps=3)
     assert tokenizer.get_vocab() == course_tokenizer().get_vocab()
     assert model.E.shape[0] == tokenizer.vocab_size and not model.training
+
+
+def test_sizes_are_checked_and_a_bool_is_not_one():
+    with pytest.raises(ValueError, match="d_model must be a positive integer, got True"):
+        MiniBert(30, True)
+    with pytest.raises(ValueError, match=r"vocab_size must be an integer >= 2, got 1\."):
+        MiniBert(1, 8)

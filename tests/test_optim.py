@@ -6,9 +6,11 @@ import pytest
 import torch
 
 from bertedu.training.optim import (
+    TrainingDivergedError,
     TrainingDivergenceWarning,
     linear_schedule,
     make_optimizer,
+    optimizer_step,
     warn_if_diverged,
     warn_if_loss_rose,
 )
@@ -88,3 +90,31 @@ def test_pretraining_divergence_warning_points_at_the_caller_of_the_loop():
         "a tenth of it), a longer warm-up (now 5 steps); plot the loss with "
         "bertedu.teaching.viz.plot_loss_curves(run.history)."
     )
+
+
+@pytest.mark.parametrize("poison", ["loss", "gradient norm"])
+def test_optimizer_step_stops_before_the_weights_change(poison):
+    """The step both loops end with: a loss or gradient norm that is not finite stops it, untouched weights and
+    schedule; otherwise it clips the gradients to max_grad_norm, then AdamW and the schedule take one step."""
+    torch.manual_seed(0)
+    model = torch.nn.Linear(3, 2)
+    params = list(model.parameters())
+    optimizer, scheduler = make_optimizer(model, lr=0.1, weight_decay=0.01, warmup_steps=2, total_steps=4)
+    before = [p.detach().clone() for p in params]
+    loss = (model(torch.randn(4, 3)) ** 2).sum() * 100
+    loss.backward()
+    if poison == "gradient norm":
+        params[0].grad[0, 0] = float("inf")
+    value = float("nan") if poison == "loss" else loss.item()
+    with pytest.raises(TrainingDivergedError, match=f"^{poison} is not finite"):
+        optimizer_step(
+            optimizer, scheduler, params, 1.0, value, lambda what, v: f"{what} is not finite ({v})"
+        )
+    assert all(torch.equal(a, p) for a, p in zip(before, params)) and scheduler.last_epoch == 0
+
+    optimizer.zero_grad()
+    loss = (model(torch.randn(4, 3)) ** 2).sum() * 100
+    loss.backward()  # a gradient norm far above 1
+    optimizer_step(optimizer, scheduler, params, 1.0, loss.item(), lambda what, v: "unused")
+    assert torch.linalg.vector_norm(torch.cat([p.grad.flatten() for p in params])) == pytest.approx(1.0)
+    assert not any(torch.equal(a, p) for a, p in zip(before, params)) and scheduler.last_epoch == 1

@@ -122,7 +122,8 @@ def test_welcome_bank_has_each_type():
 def test_chinese_text_keeps_the_spaces_inside_code_spans():
     """YAML folding's spaces between Chinese characters are dropped, but a code span shows text exactly:
     the tokenizer's output `bert 很 好 用` must not read `bert 很好用` in the Chinese edition."""
-    option = load_bank("02_tokens_and_embeddings").question("basic-tokenization").options[1]
+    question = load_bank("02_tokens_and_embeddings").question("basic-tokenization")
+    option = question.options[question.option_index("b")]
     assert "`bert 很 好 用`" in option.text["zh"], option.text["zh"]
     assert plain_text(option.text["zh"]) == plain_text(option.text["en"]) == "BERT 很好用 → bert 很 好 用"
     prompt = load_bank("02_tokens_and_embeddings").question("basic-tokenization").prompt["zh"]

@@ -9,12 +9,12 @@ from nbconvert import HTMLExporter
 pytestmark = pytest.mark.integration  # a real Jupyter kernel
 
 CELLS = [
-    "from bertedu import quiz",
+    "from bertedu.teaching import quiz",
     'quiz.ask("00_welcome", "show-solution")',
     'quiz.ask("00_welcome", ["set-seed", "quiz-score"])',
     'quiz.flashcards("00_welcome")',
     # answering changes progress.json; displaying the same quizzes again must give the same outputs
-    'w = quiz.ask("00_welcome", "show-solution")\nw.options_box.value = 1\nr = w.check()\nprint(r.message)',
+    'w = quiz.ask("00_welcome", "show-solution")\nw.options_box.value = w.question.option_index("b")\nr = w.check()\nprint(r.message)',
     'quiz.ask("00_welcome", "show-solution")',
     'quiz.ask("00_welcome", ["set-seed", "quiz-score"])',
     'quiz.flashcards("00_welcome")',

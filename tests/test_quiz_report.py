@@ -20,8 +20,10 @@ from bertedu.teaching.quiz import report
 from bertedu.teaching.quiz.store import ProgressStore, _stores
 
 NB = "00_welcome"
-# show-solution: single choice, option index 1 is right.
-# set-seed: multiple choice, indices 0, 1, 3 are right (2 and 4 are wrong).
+# Answers are saved as the stores of students saved them before options had ids: positions in the banks'
+# old order, which are the option ids a, b, c ... (bertedu.teaching.quiz.store.option_ids).
+# show-solution: single choice, option b (old position 1) is right.
+# set-seed: multiple choice, options a, b, d are right (c and e are wrong).
 # quiz-score: two numeric blanks, 0.6667 ("two right") and 0.3333 ("two right, one wrong").
 ANSWERS = {
     "alice": [
@@ -64,8 +66,8 @@ def exports(tmp_path, monkeypatch):
     monkeypatch.delenv("BERTEDU_LANG", raising=False)
     quiz.set_language(None)
     w = quiz.ask(NB, "show-solution")
-    for pick in (0, 3):
-        w.options_box.value = pick
+    for pick in ("a", "d"):  # options by id: where they appear depends on the student
+        w.options_box.value = w.question.option_index(pick)
         w.submit.click()
     quiz.export_progress(folder / "erin.json")
 
@@ -116,7 +118,7 @@ def test_exports_keep_every_answer(exports):
         "0.33",
     ]
     erin = json.loads((exports / "erin.json").read_text(encoding="utf-8"))["notebooks"][NB]["questions"]
-    assert [a["answer"] for a in erin["show-solution"]["answers"]] == [[0], [3]]  # recorded by the widget
+    assert [a["answer"] for a in erin["show-solution"]["answers"]] == [["a"], ["d"]]  # ids, by the widget
 
 
 def test_bad_and_foreign_files_are_skipped_one_line_each(exports):
@@ -146,18 +148,21 @@ def test_table_numbers(exports):
     assert score.first_try_rate == 0.0
     assert score.wrong_answer == "Blank 1 (two right): “0.5”" and score.wrong_answer_students == 2
 
-    seed = by_id["set-seed"]  # alice right first; bob and carol picked option 3 ("makes every number")
+    seed = by_id["set-seed"]  # alice right first; bob and carol picked option c ("makes every number")
     assert (seed.students, seed.attempts, seed.first_try_correct, seed.first_try_known) == (3, 4, 1, 3)
     assert seed.first_try_rate == pytest.approx(1 / 3)
     assert (
-        seed.wrong_answer.startswith("option 3: “It makes every number") and seed.wrong_answer_students == 2
+        seed.wrong_answer.startswith("option c: “It makes every number") and seed.wrong_answer_students == 2
     )
+    # bob's [0, 2] missed b and d, carol's [0, 1, 2, 3] none: b and d tie at 1 student, the first id is named
+    assert seed.missed_option.startswith("option b: “") and seed.missed_option_students == 1
 
-    show = by_id["show-solution"]  # 5 students: bob and dave right first; option 1 chosen by 3 students
+    show = by_id["show-solution"]  # 5 students: bob and dave right first; option a chosen by 3 students
     assert (show.students, show.attempts, show.first_try_correct, show.first_try_known) == (5, 9, 2, 5)
     assert show.first_try_rate == pytest.approx(0.4)
-    assert show.wrong_answer == "option 1: “At any time, even before answering”"
+    assert show.wrong_answer == "option a: “At any time, even before answering”"
     assert show.wrong_answer_students == 3
+    assert show.missed_option == "" and show.missed_option_students == 0  # single choice: not counted
 
     make = by_id["make-test"]  # only dave, old export: 2 attempts, best 1, first try unknown → listed last
     assert (make.students, make.attempts, make.first_try_known, make.first_try_rate) == (1, 2, 0, None)
@@ -184,7 +189,7 @@ def test_command_writes_csv_markdown_and_plot(exports, tmp_path):
     assert [r["question_id"] for r in table] == ["quiz-score", "set-seed", "show-solution", "make-test"]
     first = table[2]
     assert first["students"] == "5" and first["attempts"] == "9" and first["first_try_success"] == "0.400"
-    assert first["most_chosen_wrong_answer"] == "option 1: “At any time, even before answering”"
+    assert first["most_chosen_wrong_answer"] == "option a: “At any time, even before answering”"
     assert first["chosen_by_students"] == "3" and first["question"].startswith("You are answering")
     assert table[3]["first_try_success"] == ""
 

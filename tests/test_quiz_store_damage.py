@@ -96,7 +96,7 @@ def _write(path: Path, content: str | bytes) -> bytes:
 
 
 def _answer_right(widget):
-    widget.options_box.value = 1
+    widget.options_box.value = widget.question.option_index("b")
     widget.submit.click()
     return widget.result
 
@@ -124,7 +124,9 @@ def test_damaged_file_is_moved_aside_and_quizzes_work_again(home, content, tmp_p
     # ... and everything after it works and is saved
     assert "1 / 4" in table.table.value and "1 / 2" in table.table.value
     entry = ProgressStore(path).question(NB, QID)
-    assert entry["attempts"] == 1 and entry["best"] == 1.0 and entry["answers"][0]["answer"] == [1]
+    assert (
+        entry["attempts"] == 1 and entry["best"] == 1.0 and entry["answers"][0]["answer"] == ["b"]
+    )  # saved by option id
     assert json.loads(exported.read_text(encoding="utf-8"))["notebooks"][NB]["cards"]["progress-file"][
         "known"
     ]

@@ -38,16 +38,17 @@ def test_single_choice_wrong_then_right(home):
     w = quiz.ask(WELCOME, "show-solution")
     assert isinstance(w, SingleChoiceWidget)
     assert w.options_box.value is None and w.feedback.value == ""
-    assert w.options_box.options[0][0] == "At any time, even before answering"
+    labels = {value: label for label, value in w.options_box.options}
+    assert labels[w.question.option_index("a")] == "At any time, even before answering"
 
-    w.options_box.value = 0
+    w.options_box.value = w.question.option_index("a")
     w.submit.click()
     assert "✗ Not quite" in w.feedback.value
     assert "the solution stays locked" in w.feedback.value  # the chosen option's explanation
     assert "Yes. Pressing" not in w.feedback.value  # ... but not the right option's
     assert w.attempts == 1 and w.result.score == 0.0
 
-    w.options_box.value = 1
+    w.options_box.value = w.question.option_index("b")
     w.submit.click()
     assert "✓ Correct" in w.feedback.value and "attempt 2" in w.feedback.value
     assert "there is no attempt limit" in w.feedback.value  # once right, every explanation shows
@@ -78,7 +79,7 @@ def test_solution_only_after_an_attempt():
     assert w.solution_button.disabled and w.solution_button.tooltip == "Make an attempt first"
     w.solution_button.click()  # a disabled button's handler must still refuse
     assert w.solution.value == ""
-    w.options_box.value = 2
+    w.options_box.value = w.question.option_index("c")
     w.submit.click()
     assert not w.solution_button.disabled
     w.solution_button.click()
@@ -104,21 +105,23 @@ def test_hint_button_toggles():
 def test_multiple_choice_feedback_and_progress(home):
     w = quiz.ask(WELCOME, "set-seed")
     assert isinstance(w, MultipleChoiceWidget) and len(w.checkboxes) == 5
-    assert w.checkboxes[0].description.startswith("It seeds Python")
-    w.checkboxes[0].value = True
-    w.checkboxes[2].value = True
+    assert w.checkboxes[w.question.option_index("a")].description.startswith("It seeds Python")
+    w.checkboxes[w.question.option_index("a")].value = True
+    w.checkboxes[w.question.option_index("c")].value = True
     w.submit.click()
     fb = w.feedback.value
     assert "✗ Not quite" in fb and "score 0%" in fb
     assert "✓ You chose “It seeds Python" in fb and "✗ You chose “It makes every number" in fb
     assert "You missed 2 correct options" in fb
-    assert w.result.right == (0,) and w.result.wrong == (2,) and w.result.missed == (1, 3)
+    ix = w.question.option_index
+    assert w.result.right == (ix("a"),) and w.result.wrong == (ix("c"),)
+    assert w.result.missed == tuple(sorted((ix("b"), ix("d"))))
 
-    w.checkboxes[2].value = False
-    w.checkboxes[1].value = True
+    w.checkboxes[w.question.option_index("c")].value = False
+    w.checkboxes[w.question.option_index("b")].value = True
     w.submit.click()
     assert "score 67%" in w.feedback.value
-    w.checkboxes[3].value = True
+    w.checkboxes[w.question.option_index("d")].value = True
     w.submit.click()
     assert "✓ Correct" in w.feedback.value
     entry = stored(home)["notebooks"][WELCOME]["questions"]["set-seed"]
@@ -157,13 +160,14 @@ def test_fill_text_blanks_and_explanation():
 def test_language_toggle_rerenders_one_widget_live():
     a = quiz.ask(WELCOME, "show-solution")
     b = quiz.ask(WELCOME, "set-seed")
-    a.options_box.value = 1
+    a.options_box.value = a.question.option_index("b")
     a.submit.click()
     a.language.value = "zh"
     assert a.lang == "zh" and b.lang == "en"
     assert "单选题" in a.title.value and "✓ 正确" in a.feedback.value
-    assert a.options_box.options[1][0] == "第一次“检查答案”之后，无论对错"
-    assert a.options_box.value == 1  # the selection survives the relabelling
+    labels = {value: label for label, value in a.options_box.options}
+    assert labels[a.question.option_index("b")] == "第一次“检查答案”之后，无论对错"
+    assert a.options_box.value == a.question.option_index("b")  # the selection survives the relabelling
     assert a.submit.description == "检查答案"
     assert "Multiple choice" in b.title.value
     a.language.value = "en"
@@ -297,7 +301,7 @@ def test_static_fallback_is_deterministic_and_ignores_progress(home):
     first = bundle(quiz.ask(WELCOME, "set-seed"))
     first_deck = bundle(quiz.flashcards(WELCOME))
     w = quiz.ask(WELCOME, "set-seed")
-    w.checkboxes[0].value = True
+    w.checkboxes[w.question.option_index("a")].value = True
     w.submit.click()  # progress.json now has an entry
     quiz.flashcards(WELCOME).known.click()
     assert (home / "progress.json").exists()
@@ -328,7 +332,7 @@ def test_progress_summary_and_reset_widget(home):
     empty = quiz.progress()
     assert "0 / 4" in empty.table.value and "Questions answered" in empty.table.value
     w = quiz.ask(WELCOME, "show-solution")
-    w.options_box.value = 1
+    w.options_box.value = w.question.option_index("b")
     w.submit.click()
     d = quiz.flashcards(WELCOME)
     d.known.click()
@@ -401,15 +405,15 @@ def _restart():
 def test_saved_state_survives_a_restart(home):
     w = quiz.ask(WELCOME, "show-solution")
     assert w.saved.value == "" and w.solution_button.disabled  # never answered: a blank form
-    w.options_box.value = 0
+    w.options_box.value = w.question.option_index("a")
     w.submit.click()
-    w.options_box.value = 1
+    w.options_box.value = w.question.option_index("b")
     w.submit.click()
     _restart()
 
     again = quiz.ask(WELCOME, "show-solution")
     assert "Answered before · best score 1/1 · 2 attempts" in again.saved.value
-    assert again.options_box.value == 1  # the last answer is filled in, not a blank form
+    assert again.options_box.value == again.question.option_index("b")  # the last answer is filled in
     assert not again.solution_button.disabled and again.solution_button.tooltip == ""
     again.solution_button.click()
     assert "✓ correct option" in again.solution.value
@@ -423,8 +427,8 @@ def test_saved_state_survives_a_restart(home):
 
 def test_saved_state_of_multiple_and_fill_questions(home):
     m = quiz.ask(WELCOME, "set-seed")
-    for i in (0, 1):  # 2 of the 3 correct options
-        m.checkboxes[i].value = True
+    for option_id in ("a", "b"):  # 2 of the 3 correct options
+        m.checkboxes[m.question.option_index(option_id)].value = True
     m.submit.click()
     f = quiz.ask(WELCOME, "quiz-score")
     f.blanks[0].value = "2/3"
@@ -434,7 +438,8 @@ def test_saved_state_of_multiple_and_fill_questions(home):
 
     m2 = quiz.ask(WELCOME, "set-seed")
     assert "best score 2/3 · 1 attempt" in m2.saved.value
-    assert [b.value for b in m2.checkboxes] == [True, True, False, False, False]
+    ticked = {m2.question.options[i].id for i, b in enumerate(m2.checkboxes) if b.value}
+    assert ticked == {"a", "b"}
     f2 = quiz.ask(WELCOME, "quiz-score")
     assert "best score 1/2 · 1 attempt" in f2.saved.value
     assert [b.value for b in f2.blanks] == ["2/3", "0.9"]
@@ -479,7 +484,7 @@ def test_records_are_not_shown_when_recording_is_off(home):
 # ---------------------------------------------------------------- solution shown once, not twice
 def test_show_solution_after_a_correct_choice_does_not_repeat_the_feedback(home):
     w = quiz.ask(WELCOME, "show-solution")
-    w.options_box.value = 1
+    w.options_box.value = w.question.option_index("b")
     w.submit.click()
     assert w.feedback.value.count("✓ correct option") == 1  # the feedback already explains every option
     w.solution_button.click()
@@ -501,7 +506,7 @@ def test_show_solution_after_a_correct_fill_adds_only_the_accepted_answers(home)
 
 def test_show_solution_after_a_wrong_answer_shows_everything(home):
     w = quiz.ask(WELCOME, "set-seed")
-    w.checkboxes[2].value = True
+    w.checkboxes[w.question.option_index("c")].value = True
     w.submit.click()
     w.solution_button.click()
     assert w.solution.value.count("✓ correct option") == 3 and w.solution.value.count("✗ wrong option") == 2
@@ -547,13 +552,13 @@ def test_button_names_are_exact_in_both_languages():
 
 def test_single_choice_feedback_does_not_count_missed_options():
     w = quiz.ask(WELCOME, "show-solution")
-    w.options_box.value = 0
+    w.options_box.value = w.question.option_index("a")
     w.submit.click()
     assert "missed" not in w.feedback.value and "option(s)" not in w.feedback.value
     assert "missed" not in str(w.result)
     m = quiz.ask(WELCOME, "set-seed")
-    for i in (0, 1):
-        m.checkboxes[i].value = True
+    for option_id in ("a", "b"):
+        m.checkboxes[m.question.option_index(option_id)].value = True
     m.submit.click()
     assert "You missed 1 correct option;" in m.feedback.value  # singular, and only on multiple choice
 

@@ -168,7 +168,7 @@ def test_command_lines_write_shards_and_train_on_them(tmp_path):
         [
             sys.executable,
             "-m",
-            "bertedu.training.pretrain",
+            "bertedu.cli",
             *args,
             "--max-length",
             "32",
@@ -196,6 +196,11 @@ def test_damaged_or_unusable_shards_are_refused_with_what_to_do(tmp_path):
     assert not (tmp_path / "bad").exists()  # nothing half-written is left
     with pytest.raises(FileNotFoundError, match="does not exist"):
         write_shards(tmp_path / "missing.txt", tmp_path / "bad")
+    (tmp_path / "latin1.txt").write_bytes("the cat sits.\nthe café is open.\n".encode("latin-1"))
+    with pytest.raises(
+        ValueError, match=r"not valid UTF-8: line 2, byte 7 of that line .*Re-save it as UTF-8"
+    ):
+        write_shards(tmp_path / "latin1.txt", tmp_path / "bad")  # read_corpus's message: where, and the fix
 
 
 def test_pretrain_refuses_a_vocab_size_the_shards_do_not_have(tmp_path):

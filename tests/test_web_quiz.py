@@ -30,12 +30,16 @@ from bertedu.teaching.quiz.core import (
     solution_lines,
 )
 from bertedu.teaching.quiz.i18n import UI
+from bertedu.teaching.quiz.render import markdown_to_html
+from bertedu.teaching.quiz.report import class_report, read_exports
 
 ROOT = Path(__file__).resolve().parents[1]
 WEB = ROOT / "web" / "quiz"
 CASES = json.loads((WEB / "grading_cases.json").read_text(encoding="utf-8"))
 NODE = shutil.which("node")
-needs_node = pytest.mark.skipif(NODE is None, reason="node is not installed: the JavaScript grader cannot run")
+needs_node = pytest.mark.skipif(
+    NODE is None, reason="node is not installed: the JavaScript grader cannot run"
+)
 
 
 def T(en: str) -> dict[str, str]:
@@ -48,7 +52,8 @@ def complete(qid: str, spec: dict) -> dict:
     if q["type"] == "fill":
         q.setdefault("explanation", T(f"Why {qid}"))
     q["options"] = [
-        {"text": T(f"Option {k}"), "explanation": T(f"Because {k}"), **o} for k, o in enumerate(q.get("options", []))
+        {"text": T(f"Option {k}"), "explanation": T(f"Because {k}"), **o}
+        for k, o in enumerate(q.get("options", []))
     ]
     if not q["options"]:
         del q["options"]
@@ -99,8 +104,12 @@ def python_outcome(case: dict) -> dict:
 def test_case_table_is_well_formed():
     names = [c["name"] for c in CASES["cases"]]
     assert len(names) == len(set(names)), "two cases have the same name"
-    assert {c["question"] for c in CASES["cases"]} == set(CASES["questions"]), "a question has no case, or a case no question"
-    kinds = {c["expect"].get("error", False) for c in CASES["cases"]} | {c["expect"].get("correct") for c in CASES["cases"]}
+    assert {c["question"] for c in CASES["cases"]} == set(CASES["questions"]), (
+        "a question has no case, or a case no question"
+    )
+    kinds = {c["expect"].get("error", False) for c in CASES["cases"]} | {
+        c["expect"].get("correct") for c in CASES["cases"]
+    }
     assert {True, False} <= kinds, "the table needs right, wrong and error cases"
 
 
@@ -174,20 +183,21 @@ def test_javascript_feedback_equals_python_in_both_languages():
         for lang in ("en", "zh"):
             jobs.append({"question": QUESTIONS[case["question"]], "answer": case["answer"], "lang": lang})
             try:
-                expected.append(str(grade(BANK.question(case["question"]), case["answer"], language=lang)).split("\n"))
+                expected.append(
+                    str(grade(BANK.question(case["question"]), case["answer"], language=lang)).split("\n")
+                )
             except ValueError:
                 expected.append(None)
     solutions = [{"question": q, "lang": lang} for q in QUESTIONS.values() for lang in ("en", "zh")]
-    reply = run_node(
-        {"ui": UI, "grade": jobs, "solution": solutions, "correct": list(QUESTIONS.values())}
-    )
+    reply = run_node({"ui": UI, "grade": jobs, "solution": solutions, "correct": list(QUESTIONS.values())})
     for case, out in zip(CASES["cases"], reply["grade"][::2]):
         problems = check_case(case, js_outcome(out))
         assert not problems, f"JavaScript, {case['name']}: " + "; ".join(problems)
     for job, want, out in zip(jobs, expected, reply["grade"]):
         assert (out["lines"] if out["error"] is None else None) == want, (job, out)
     want_solutions = [
-        [list(row) for row in solution_lines(BANK.question(s["question"]["id"]), s["lang"])] for s in solutions
+        [list(row) for row in solution_lines(BANK.question(s["question"]["id"]), s["lang"])]
+        for s in solutions
     ]
     assert reply["solution"] == want_solutions
     want_correct = [correct_answer(BANK.question(qid)) for qid in QUESTIONS]
@@ -195,15 +205,40 @@ def test_javascript_feedback_equals_python_in_both_languages():
 
 
 def _number_like(rng: random.Random) -> str:
-    parts = [rng.choice(["", "", "+", "-", "≈", "~", "－", " "]), rng.choice(["0", "1", "12", "123", "1234", "٣", "１２"])]
+    parts = [
+        rng.choice(["", "", "+", "-", "≈", "~", "－", " "]),
+        rng.choice(["0", "1", "12", "123", "1234", "٣", "１２"]),
+    ]
     if rng.random() < 0.4:
-        parts.append(rng.choice([",000", " 000", "_000", "'000", ",5", ".5", ".", "..5", ".000,", "\u00a0000"]))
+        parts.append(
+            rng.choice([",000", " 000", "_000", "'000", ",5", ".5", ".", "..5", ".000,", "\u00a0000"])
+        )
     if rng.random() < 0.3:
         parts.append(rng.choice(["e3", "E-2", "e+1"]))
     if rng.random() < 0.2:
         parts.append("/" + rng.choice(["4", "0", "2.5", "3%"]))
     if rng.random() < 0.5:
-        parts.append(rng.choice(["%", " %", "k", "K", "M", "b", "万", "亿", " million", "thousand", "百万", "千", "％", ".", "。"]))
+        parts.append(
+            rng.choice(
+                [
+                    "%",
+                    " %",
+                    "k",
+                    "K",
+                    "M",
+                    "b",
+                    "万",
+                    "亿",
+                    " million",
+                    "thousand",
+                    "百万",
+                    "千",
+                    "％",
+                    ".",
+                    "。",
+                ]
+            )
+        )
     return "".join(parts)
 
 
@@ -213,21 +248,42 @@ def test_javascript_normalisation_equals_python_everywhere():
     """Case folding and text normalisation of every assigned code point; numbers and texts from a seeded generator."""
     rng = random.Random(0)
     chars = [chr(i) for i in range(sys.maxunicode + 1) if unicodedata.category(chr(i)) not in ("Cn", "Cs")]
-    pool = list("0123456789.,-+/%eEkKmMbB万亿百千 \t\n'_≈~ＡＢ１２％．，　٣—–−‐\u00a0\x1c\x85\ufeffabcxyz[]#“”。!?ßΣςİ")
+    pool = list(
+        "0123456789.,-+/%eEkKmMbB万亿百千 \t\n'_≈~ＡＢ１２％．，　٣—–−‐\u00a0\x1c\x85\ufeffabcxyz[]#“”。!?ßΣςİ"
+    )
     texts = ["".join(rng.choice(pool) for _ in range(rng.randint(0, 8))) for _ in range(5000)]
     numbers = [_number_like(rng) for _ in range(5000)] + texts
     units = [None, "%", "M", "k", "万", " % "]
     parse = [[s, rng.choice(units)] for s in numbers]
     normalize = [[s, rng.random() < 0.3] for s in texts] + [[c, False] for c in chars[::3]]
-    values = [0.24, 1e-5, 123456.789, 1 / 3, 2e15, -0.5, 0.1 + 0.2, 1e21, 0.0001, 0.00012345678, 12345678901.5, 5]
+    values = [
+        0.24,
+        1e-5,
+        123456.789,
+        1 / 3,
+        2e15,
+        -0.5,
+        0.1 + 0.2,
+        1e21,
+        0.0001,
+        0.00012345678,
+        12345678901.5,
+        5,
+    ]
     reply = run_node({"casefold": chars, "normalize": normalize, "parse": parse, "format": values})
     bad = [(hex(ord(c)), c.casefold(), js) for c, js in zip(chars, reply["casefold"]) if c.casefold() != js]
     assert not bad, f"{len(bad)} code points fold differently, e.g. {bad[:5]}"
-    bad = [(s, cs, js) for (s, cs), js in zip(normalize, reply["normalize"]) if normalize_text(s, case_sensitive=cs) != js]
+    bad = [
+        (s, cs, js)
+        for (s, cs), js in zip(normalize, reply["normalize"])
+        if normalize_text(s, case_sensitive=cs) != js
+    ]
     assert not bad, f"{len(bad)} texts normalise differently, e.g. {bad[:5]}"
     bad = [(s, u, js) for (s, u), js in zip(parse, reply["parse"]) if parse_number(s, u) != js]
     assert not bad, f"{len(bad)} typed numbers read differently, e.g. {bad[:5]}"
-    assert sum(js is not None for js in reply["parse"]) > 2000, "the generator should make mostly readable numbers"
+    assert sum(js is not None for js in reply["parse"]) > 2000, (
+        "the generator should make mostly readable numbers"
+    )
     assert reply["format"] == [format_number(x) for x in values]
 
 
@@ -243,7 +299,9 @@ def test_every_bank_question_grades_alike_after_export(tmp_path):
         sys.path.pop(0)
     export_banks.main(["--out", str(tmp_path)])
     banks = load_all()
-    exported = {p.stem: json.loads(p.read_text(encoding="utf-8")) for p in (tmp_path / "banks").glob("*.json")}
+    exported = {
+        p.stem: json.loads(p.read_text(encoding="utf-8")) for p in (tmp_path / "banks").glob("*.json")
+    }
     assert set(exported) == {b.notebook for b in banks}
     jobs, want = [], []
     for bank in banks:
@@ -257,7 +315,91 @@ def test_every_bank_question_grades_alike_after_export(tmp_path):
                 for lang in ("en", "zh"):
                     jobs.append({"question": data, "answer": answer, "lang": lang})
                     want.append(str(grade(q, answer, language=lang)).split("\n"))
-    reply = run_node({"ui": json.loads((tmp_path / "ui.json").read_text(encoding="utf-8"))["ui"], "grade": jobs})
+    reply = run_node(
+        {"ui": json.loads((tmp_path / "ui.json").read_text(encoding="utf-8"))["ui"], "grade": jobs}
+    )
     assert len(jobs) > 500
     for job, expected, out in zip(jobs, want, reply["grade"]):
         assert out["error"] is None and out["lines"] == expected, (job["question"]["id"], job["answer"], out)
+
+
+def _bank_texts() -> list[str]:
+    """Every text of every bank, in both languages."""
+    texts = []
+
+    def add(value):
+        if (
+            isinstance(value, dict)
+            and set(value) == {"en", "zh"}
+            and all(isinstance(v, str) for v in value.values())
+        ):
+            texts.extend(value.values())
+        elif isinstance(value, dict):
+            for v in value.values():
+                add(v)
+        elif isinstance(value, (list, tuple)):
+            for v in value:
+                add(v)
+
+    sys.path.insert(0, str(ROOT / "tools"))
+    try:
+        import export_banks
+    finally:
+        sys.path.pop(0)
+    for bank in load_all():
+        add(export_banks.bank_json(bank))
+    return texts
+
+
+@pytest.mark.integration
+@needs_node
+def test_javascript_markdown_equals_python():
+    """web/quiz/markdown.js renders every bank text, and generated awkward ones, to Python's HTML."""
+    rng = random.Random(0)
+    pieces = [
+        "*a*",
+        "**b**",
+        "`c`",
+        "$x$",
+        "$$y$$",
+        "[blank 1]",
+        "[ 空 2 ]",
+        "- ",
+        "\n",
+        "\n\n",
+        " ",
+        "<",
+        "&",
+        "*",
+        "$",
+        "\x00",
+    ]
+    pieces += ["word", "词", "_", "\x85", "\u3000"]
+    texts = _bank_texts()
+    generated = ["".join(rng.choice(pieces) for _ in range(rng.randint(1, 12))) for _ in range(3000)]
+    reply = run_node({"markdown": texts + generated})
+    assert len(texts) > 1000
+    bad = [(s, js) for s, js in zip(texts + generated, reply["markdown"]) if markdown_to_html(s) != js]
+    assert not bad, f"{len(bad)} texts render differently, e.g. {bad[:3]}"
+
+
+@pytest.mark.integration
+@needs_node
+def test_a_browser_export_is_read_by_the_class_report(tmp_path):
+    """Progress recorded by web/quiz/progress.js, exported, is a valid export for bertedu's class report."""
+    bank = load_all()[0]
+    single = next(q for q in bank.questions if q.type == "single")
+    wrong = next(o.id for o in single.options if not o.correct)  # the page records options by id
+    right = single.options[correct_answer(single)].id
+    steps = [
+        {"op": "attempt", "notebook": bank.notebook, "id": single.id, "score": 0.0, "answer": [wrong]},
+        {"op": "attempt", "notebook": bank.notebook, "id": single.id, "score": 1.0, "answer": [right]},
+        {"op": "card", "notebook": bank.notebook, "id": bank.flashcards[0].id, "known": True},
+    ]
+    (tmp_path / "web-student.json").write_text(run_node({"progress": steps})["progress"], encoding="utf-8")
+    exports, skipped = read_exports(tmp_path)
+    assert skipped == [] and len(exports) == 1
+    rows, _ = class_report(exports)
+    (row,) = [r for r in rows if r.question_id == single.id]
+    assert (row.students, row.attempts, row.first_try_correct, row.first_try_known) == (1, 2, 0, 1)
+    assert row.wrong_answer.startswith(f"option {wrong}:")

@@ -56,7 +56,7 @@ STUDENT_NOTE = (
     "> **Student edition** of `notebooks/{name}`, made by `make student`. This is your copy: work in it, save "
     "it; a rebuild never overwrites it (a newer course version is written next to it instead).\n"
     "> It starts without outputs: run the cells in order. An exercise you have not answered yet says *not "
-    "attempted yet* when checked; its `hint()` and `solution()` are one call away when you want them."
+    "attempted yet* when checked; its `hint()` is one call away, and its `solution()` opens after your first attempt."
 )
 
 

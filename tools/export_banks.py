@@ -6,10 +6,10 @@ writes into the output folder:
 
 - ``banks/NN_topic.json``: one file per bank, the bank as :mod:`bertedu.teaching.quiz.banks` loads it (validated;
   every text an ``{en, zh}`` mapping, Chinese line-folding spaces removed): ``notebook``, ``title``,
-  ``questions`` (``id``, ``type``, ``topic``, ``paper_part``, ``prompt``, ``options`` with ``text``, ``correct``,
-  ``explanation``; ``blanks`` with ``kind``, ``label``, ``answers``, ``answers_by_language``, ``case_sensitive``,
-  ``value``, ``tolerance``, ``unit``; ``explanation``, ``hint``) and ``flashcards`` (``id``, ``deck``, ``front``,
-  ``back``). ``web/quiz/grader.js`` grades these questions by the rules of the Python grader;
+  ``questions`` (``id``, ``type``, ``topic``, ``paper_part``, ``prompt``, ``options`` with ``id``, ``text``,
+  ``correct``, ``explanation``; ``blanks`` with ``kind``, ``label``, ``answers``, ``answers_by_language``,
+  ``case_sensitive``, ``value``, ``tolerance``, ``unit``; ``explanation``, ``hint``) and ``flashcards`` (``id``,
+  ``deck``, ``front``, ``back``). ``web/quiz/grader.js`` grades these questions by the rules of the Python grader;
 - ``ui.json``: the quiz's UI strings and deck titles in both languages (``bertedu/teaching/quiz/i18n.py``), which
   ``web/quiz/render.js`` shows;
 - ``index.json``: the banks in name order, with their titles and how many questions and cards each has.
@@ -77,7 +77,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         prog="python tools/export_banks.py",
         description="Export every quiz bank (English and Chinese) and the quiz's UI strings to JSON for the web pages.",
     )
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"output folder (default: {DEFAULT_OUT})")
+    parser.add_argument(
+        "--out", type=Path, default=DEFAULT_OUT, help=f"output folder (default: {DEFAULT_OUT})"
+    )
     args = parser.parse_args(argv)
     if args.out.exists() and not args.out.is_dir():
         parser.error(f"{args.out} is a file; give a folder to write the JSON files into.")

@@ -35,8 +35,6 @@ def scaled_dot_product_attention(
     this key (the same convention as ``F.scaled_dot_product_attention``). Masked weights are exactly 0 and
     every row of weights sums to 1. ``dropout`` (e.g. an ``nn.Dropout``) is applied to the weights.
     Returns context ``(..., T_q, d_v)`` and weights ``(..., T_q, T_k)``.
-
-    Introduced in notebook 01.
     """
     if attention_mask is not None and attention_mask.dtype != torch.bool:
         raise ValueError(
@@ -64,8 +62,6 @@ def build_key_mask(attention_mask: torch.Tensor) -> torch.Tensor:
     The two singleton axes broadcast over heads and *queries*: every query may attend to every real
     key and to no padded key. Padded queries still get an output (ignored later), which is why the mask
     goes on keys, not on queries.
-
-    Introduced in notebook 01.
     """
     if attention_mask.dim() != 2:
         raise ValueError(f"attention_mask must have shape (B, T), got {tuple(attention_mask.shape)}.")
@@ -77,7 +73,7 @@ def build_causal_mask(T: int, device: torch.device | str | None = None) -> torch
 
     Lower-triangular (the diagonal included): no token sees a later one, so changing a token never changes
     the outputs before it. Combine it with a padding mask by ``&``: ``build_key_mask(m) & build_causal_mask(T)``
-    is ``(B, 1, T, T)``. Introduced in notebook 10.
+    is ``(B, 1, T, T)``.
     """
     if not isinstance(T, int) or T < 1:
         raise ValueError(f"T (the number of tokens) must be a positive int, got {T!r}.")

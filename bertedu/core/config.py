@@ -189,10 +189,7 @@ class BertConfig:
     # ----------------------------------------------------------------------------------------------
     @classmethod
     def from_preset(cls, name: str, **overrides: Any) -> BertConfig:
-        """A config of one of the paper's sizes (``PRESETS``), e.g. ``from_preset("mini", vocab_size=2000)``.
-
-        Introduced in notebook 05.
-        """
+        """A config of one of the paper's sizes (``PRESETS``), e.g. ``from_preset("mini", vocab_size=2000)``."""
         key = name.lower()
         if key not in PRESETS:
             raise ValueError(
@@ -253,12 +250,12 @@ class BertConfig:
         return json.dumps(self.to_dict(), indent=2, sort_keys=True) + "\n"
 
     def to_json_file(self, path: str | os.PathLike) -> Path:
-        """Write ``config.json`` atomically. Introduced in notebook 05."""
+        """Write ``config.json`` atomically."""
         return atomic_write_text(path, self.to_json_string())
 
     @classmethod
     def from_json_file(cls, path: str | os.PathLike, **overrides: Any) -> BertConfig:
-        """Read a ``config.json`` (ours or Hugging Face's). Introduced in notebook 05."""
+        """Read a ``config.json`` (ours or Hugging Face's)."""
         path = Path(path)
         if path.is_dir():
             path = path / "config.json"

@@ -23,8 +23,6 @@ def masked_cross_entropy(
     ``logits (..., C)``, ``labels (...)`` with the same leading shape. If no position is labelled the result
     is a zero that is still attached to the graph (``backward()`` works and gives zero gradients) instead
     of the ``nan`` that ``F.cross_entropy(..., ignore_index=-100)`` returns.
-
-    Introduced in notebook 04.
     """
     if logits.shape[:-1] != labels.shape:
         raise ValueError(
@@ -45,8 +43,6 @@ def mlm_loss(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
     ``logits (B, T, V)`` with ``labels (B, T)``, or the fast path's ``(N, V)`` with ``(N,)``. Labels hold the
     original token id at selected positions and -100 elsewhere. A batch without any labelled position
     gives a loss of exactly 0 that still has a ``grad_fn`` (no NaN).
-
-    Introduced in notebook 04.
     """
     if logits.dim() not in (2, 3):
         raise ValueError(f"MLM logits must be (B, T, V) or (N, V), got shape {tuple(logits.shape)}.")
@@ -57,7 +53,7 @@ def nsp_loss(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
     """Next-sentence-prediction loss: cross-entropy of ``logits (B, 2)`` against ``labels (B,)``.
 
     Labels follow Hugging Face: 0 = IsNext, 1 = NotNext. No label is ignored (an ``ignore_index`` of 0
-    would silently drop every IsNext pair). Introduced in notebook 04.
+    would silently drop every IsNext pair).
     """
     if logits.dim() != 2 or logits.size(-1) != 2:
         raise ValueError(f"NSP logits must have shape (B, 2), got {tuple(logits.shape)}.")
@@ -67,10 +63,7 @@ def nsp_loss(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
 
 
 def pretraining_loss(mlm: torch.Tensor | None, nsp: torch.Tensor | None) -> torch.Tensor | None:
-    """BERT's total loss ``L = L_MLM + L_NSP`` (either part may be ``None``; ``None`` if both are).
-
-    Introduced in notebook 04.
-    """
+    """BERT's total loss ``L = L_MLM + L_NSP`` (either part may be ``None``; ``None`` if both are)."""
     if mlm is None:
         return nsp
     if nsp is None:

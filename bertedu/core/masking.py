@@ -33,8 +33,10 @@ Introduced in notebook 03.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Iterable
 from dataclasses import dataclass, fields
+from typing import Any
 
 import torch
 
@@ -64,7 +66,7 @@ class MaskingResult:
         """How many maskable tokens were [MASK]ed / randomized / kept / left unselected.
 
         Keys match :func:`bertedu.teaching.viz.plot_masking_statistics`, so ``viz.plot_masking_statistics(result)``
-        plots them against the expected 12 / 1.5 / 1.5 / 85 split. Introduced in notebook 03.
+        plots them against the expected 12 / 1.5 / 1.5 / 85 split.
         """
         return {
             "[MASK]": int(self.masked.sum()),
@@ -88,88 +90,58 @@ class MaskingResult:
         }
 
 
-def mask_tokens(
-    input_ids: torch.Tensor,
-    *,
-    tokenizer=None,
-    mask_token_id: int | None = None,
-    vocab_size: int | None = None,
-    special_token_ids: Iterable[int] | None = None,
-    mlm_probability: float = 0.15,
-    mask_replace_prob: float = 0.8,
-    random_replace_prob: float = 0.1,
-    selection: str = "bernoulli",
-    ensure_one_masked: bool = True,
-    word_ids: torch.Tensor | None = None,
-    whole_word_mask: bool = False,
-    generator: torch.Generator | None = None,
-) -> tuple[torch.Tensor, torch.Tensor]:
+@dataclass(frozen=True)
+class MaskingOptions:
+    """The keyword arguments of :func:`mask_tokens` and :func:`mask_tokens_with_details` (defined once, here).
+
+    ``tokenizer``: gives the three that follow (``mask_tokens(ids, tokenizer=tok)``). ``mask_token_id``,
+    ``vocab_size``, ``special_token_ids``: from the tokenizer, or given; special ids (incl. [PAD] and [MASK])
+    are never selected and never used as random replacements. ``mlm_probability``: share of maskable tokens to
+    select. ``mask_replace_prob`` / ``random_replace_prob``: shares of the selected tokens replaced by [MASK] /
+    a random token (the rest stay unchanged). ``selection``: ``"bernoulli"`` or ``"exact"`` (see the module
+    docstring). ``ensure_one_masked``: select at least one unit per sequence that has one. ``word_ids``:
+    ``(B, T)`` word index per token (``-1`` = not part of a word), as from ``tokenizer.word_ids(input_ids)``:
+    turns on whole-word masking; ``whole_word_mask=True`` computes them from ``tokenizer``. ``generator``: the
+    ``torch.Generator`` of every random draw (``None``: the global one). Introduced in notebook 03.
+    """
+
+    tokenizer: Any = None
+    mask_token_id: int | None = None
+    vocab_size: int | None = None
+    special_token_ids: Iterable[int] | None = None
+    mlm_probability: float = 0.15
+    mask_replace_prob: float = 0.8
+    random_replace_prob: float = 0.1
+    selection: str = "bernoulli"
+    ensure_one_masked: bool = True
+    word_ids: torch.Tensor | None = None
+    whole_word_mask: bool = False
+    generator: torch.Generator | None = None
+
+
+def mask_tokens(input_ids: torch.Tensor, **options: Any) -> tuple[torch.Tensor, torch.Tensor]:
     """Apply BERT's MLM corruption; returns ``(masked_input_ids, labels)``, both shaped like ``input_ids``.
 
     ``input_ids``: ``(B, T)`` or ``(T,)`` LongTensor; it is not modified. ``mask_tokens(ids, tokenizer=tok)``
-    takes the [MASK] id, the vocabulary size and the special ids from the tokenizer. The other arguments
-    are explained in :func:`mask_tokens_with_details`, which also says which positions were selected,
-    masked, randomized or kept. Introduced in notebook 03.
+    takes the [MASK] id, the vocabulary size and the special ids from the tokenizer. The keyword arguments
+    are :class:`MaskingOptions`' fields; :func:`mask_tokens_with_details` also says which positions were
+    selected, masked, randomized or kept.
     """
-    result = mask_tokens_with_details(
-        input_ids,
-        tokenizer=tokenizer,
-        mask_token_id=mask_token_id,
-        vocab_size=vocab_size,
-        special_token_ids=special_token_ids,
-        mlm_probability=mlm_probability,
-        mask_replace_prob=mask_replace_prob,
-        random_replace_prob=random_replace_prob,
-        selection=selection,
-        ensure_one_masked=ensure_one_masked,
-        word_ids=word_ids,
-        whole_word_mask=whole_word_mask,
-        generator=generator,
-    )
+    result = mask_tokens_with_details(input_ids, **options)
     return result.input_ids, result.labels
 
 
-def mask_tokens_with_details(
-    input_ids: torch.Tensor,
-    *,
-    tokenizer=None,
-    mask_token_id: int | None = None,
-    vocab_size: int | None = None,
-    special_token_ids: Iterable[int] | None = None,
-    mlm_probability: float = 0.15,
-    mask_replace_prob: float = 0.8,
-    random_replace_prob: float = 0.1,
-    selection: str = "bernoulli",
-    ensure_one_masked: bool = True,
-    word_ids: torch.Tensor | None = None,
-    whole_word_mask: bool = False,
-    generator: torch.Generator | None = None,
-) -> MaskingResult:
+def mask_tokens_with_details(input_ids: torch.Tensor, **options: Any) -> MaskingResult:
     """:func:`mask_tokens`, returning a :class:`MaskingResult` that also says which positions were
     selected, [MASK]ed, randomized or kept.
 
-    ``mask_token_id``, ``vocab_size``, ``special_token_ids``: from the tokenizer (or pass ``tokenizer=``);
-    special ids (incl. [PAD] and [MASK]) are never selected and never used as random replacements.
-    ``mlm_probability``: share of maskable tokens to select. ``mask_replace_prob`` / ``random_replace_prob``:
-    shares of the selected tokens replaced by [MASK] / a random token (the rest stay unchanged).
-    ``selection``: ``"bernoulli"`` or ``"exact"`` (see the module docstring). ``word_ids``: ``(B, T)``
-    word index per token (``-1`` = not part of a word), as from ``tokenizer.word_ids(input_ids)``: turns on
-    whole-word masking; ``whole_word_mask=True`` computes them from ``tokenizer``. Introduced in notebook 03.
+    The keyword arguments (``tokenizer=``, ``mlm_probability=0.15``, ``mask_replace_prob=0.8``,
+    ``random_replace_prob=0.1``, ``selection="bernoulli"``, ``ensure_one_masked=True``, ``word_ids=``,
+    ``whole_word_mask=False``, ``generator=``, ...) are :class:`MaskingOptions`' fields, explained there.
     """
-    mask_token_id, vocab_size, special, replacements, word_ids = _checked_setup(
-        input_ids,
-        tokenizer,
-        mask_token_id,
-        vocab_size,
-        special_token_ids,
-        mlm_probability,
-        mask_replace_prob,
-        random_replace_prob,
-        selection,
-        word_ids,
-        whole_word_mask,
-        generator,
-    )  # every mistake a student can make gets a message there, not deep inside
+    opt = MaskingOptions(**options)  # the keyword arguments, with their defaults
+    # the input checks (a clear message for every mistake) and what the tokenizer tells
+    mask_token_id, special, replacements, word_ids = _checked_setup(input_ids, opt)
 
     squeeze = input_ids.dim() == 1
     ids = input_ids.unsqueeze(0) if squeeze else input_ids  # (B, T)
@@ -185,30 +157,34 @@ def mask_tokens_with_details(
     unit = unit.clamp(min=0)
 
     # The three random draws, always the same shapes in the same order (reproducible for a given seed).
-    u = torch.rand(B, T, generator=generator)  # (B, T) selection noise, one per unit index
-    v = torch.rand(B, T, generator=generator)  # (B, T) 80/10/10 noise, one per token
-    r = torch.randint(max(len(replacements), 1), (B, T), generator=generator)  # (B, T) random token choice
+    u = torch.rand(B, T, generator=opt.generator)  # (B, T) selection noise, one per unit index
+    v = torch.rand(B, T, generator=opt.generator)  # (B, T) 80/10/10 noise, one per token
+    r = torch.randint(
+        max(len(replacements), 1), (B, T), generator=opt.generator
+    )  # (B, T) random token choice
 
-    # -- 1. select units ------------------------------------------------------------------------------
+    # -- 1. select units (15 %) -----------------------------------------------------------------------
     present = (
         torch.zeros(B, T, dtype=torch.long).scatter_add_(1, unit, maskable.long()) > 0
     )  # (B, T) unit exists
     n_units = present.sum(dim=1)  # (B,)
-    if selection == "bernoulli":
-        chosen = present & (u < mlm_probability)  # (B, T) per unit
+    if opt.selection == "bernoulli":
+        chosen = present & (u < opt.mlm_probability)  # (B, T) per unit
     else:  # exact: the k units with the smallest noise
-        k = torch.round(mlm_probability * n_units.double()).long()  # (B,)
+        k = torch.round(opt.mlm_probability * n_units.double()).long()  # (B,)
         rank = torch.where(present, u, 2.0).argsort(dim=1, stable=True).argsort(dim=1)  # (B, T)
         chosen = present & (rank < k[:, None])
-    if ensure_one_masked and T > 0:  # a sequence with nothing selected gets its unit with the smallest noise
+    if opt.ensure_one_masked and T > 0:  # a sequence with nothing selected: its unit with the smallest noise
         empty = (chosen.sum(dim=1) == 0) & (n_units > 0)  # (B,)
         first = torch.where(present, u, 2.0).argmin(dim=1)  # (B,)
         chosen[empty, first[empty]] = True
     selected = maskable & chosen.gather(1, unit)  # (B, T) every token of a chosen unit
 
-    # -- 2. corrupt the selected tokens: [MASK] / random / unchanged --------------------------------------
-    masked = selected & (v < mask_replace_prob)
-    randomized = selected & (v >= mask_replace_prob) & (v < mask_replace_prob + random_replace_prob)
+    # -- 2. corrupt the selected tokens: [MASK] 80 % / random 10 % / unchanged 10 % ------------------------
+    masked = selected & (v < opt.mask_replace_prob)
+    randomized = (
+        selected & (v >= opt.mask_replace_prob) & (v < opt.mask_replace_prob + opt.random_replace_prob)
+    )
     kept = selected & ~masked & ~randomized
     out = ids.clone()
     out[masked] = mask_token_id
@@ -224,26 +200,29 @@ def mask_tokens_with_details(
     return result
 
 
-def _checked_setup(
-    input_ids,
-    tokenizer,
-    mask_token_id,
-    vocab_size,
-    special_token_ids,
-    mlm_probability,
-    mask_replace_prob,
-    random_replace_prob,
-    selection,
-    word_ids,
-    whole_word_mask,
-    generator,
-):
+def _signature(returns) -> inspect.Signature:
+    """``(input_ids, *, <MaskingOptions' fields with their defaults>) -> returns``: what help() and Jupyter show
+    for :func:`mask_tokens` and :func:`mask_tokens_with_details`, which take those keywords as ``**options``."""
+    first = inspect.Parameter("input_ids", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation="torch.Tensor")
+    keywords = [
+        inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY, default=f.default, annotation=f.type)
+        for f in fields(MaskingOptions)
+    ]
+    return inspect.Signature([first, *keywords], return_annotation=returns)
+
+
+mask_tokens.__signature__ = _signature("tuple[torch.Tensor, torch.Tensor]")
+mask_tokens_with_details.__signature__ = _signature("MaskingResult")
+
+
+def _checked_setup(input_ids, opt: MaskingOptions):
     """Check :func:`mask_tokens_with_details`'s arguments and fill them in from the tokenizer. Returns
-    ``(mask_token_id, vocab_size, special ids (S,), replacement ids (V - S,), word_ids or None)``."""
-    if tokenizer is not None:
-        mask_token_id = tokenizer.mask_token_id if mask_token_id is None else mask_token_id
-        vocab_size = tokenizer.vocab_size if vocab_size is None else vocab_size
-        special_token_ids = tokenizer.all_special_ids if special_token_ids is None else special_token_ids
+    ``(mask_token_id, special ids (S,), replacement ids (V - S,), word_ids or None)``."""
+    mask_token_id, vocab_size, special_token_ids = opt.mask_token_id, opt.vocab_size, opt.special_token_ids
+    if opt.tokenizer is not None:
+        mask_token_id = opt.tokenizer.mask_token_id if mask_token_id is None else mask_token_id
+        vocab_size = opt.tokenizer.vocab_size if vocab_size is None else vocab_size
+        special_token_ids = opt.tokenizer.all_special_ids if special_token_ids is None else special_token_ids
     if mask_token_id is None or vocab_size is None or special_token_ids is None:
         raise ValueError(
             "mask_tokens needs mask_token_id=, vocab_size= and special_token_ids= "
@@ -260,11 +239,11 @@ def _checked_setup(
             f"{type(input_ids).__name__} {getattr(input_ids, 'dtype', '')} "
             f"{tuple(getattr(input_ids, 'shape', ()))}; use torch.tensor(ids, dtype=torch.long)."
         )
-    check_probabilities(mlm_probability, mask_replace_prob, random_replace_prob, selection)
-    if generator is not None and not isinstance(generator, torch.Generator):
+    check_probabilities(opt.mlm_probability, opt.mask_replace_prob, opt.random_replace_prob, opt.selection)
+    if opt.generator is not None and not isinstance(opt.generator, torch.Generator):
         raise ValueError(
             f"generator must be a torch.Generator or None (the global random state), got "
-            f"{type(generator).__name__} {generator!r}; for a seed use generator=torch.Generator().manual_seed(0)."
+            f"{type(opt.generator).__name__} {opt.generator!r}; for a seed use generator=torch.Generator().manual_seed(0)."
         )
     special = torch.tensor(
         sorted({int(i) for i in special_token_ids} | {int(mask_token_id)}), dtype=torch.long
@@ -275,21 +254,22 @@ def _checked_setup(
             f"{int(input_ids.max())}): was it made with a different tokenizer/vocabulary?"
         )
     replacements = _non_special_ids(vocab_size, special)  # (V - n_special,)
-    if len(replacements) == 0 and random_replace_prob > 0:
+    if len(replacements) == 0 and opt.random_replace_prob > 0:
         raise ValueError("The vocabulary has no non-special token to use as a random replacement.")
-    if whole_word_mask and word_ids is None:
-        if tokenizer is None:
+    word_ids = opt.word_ids
+    if opt.whole_word_mask and word_ids is None:
+        if opt.tokenizer is None:
             raise ValueError("whole_word_mask=True needs tokenizer= (to find word boundaries) or word_ids=.")
-        word_ids = tokenizer.word_ids(input_ids)
+        word_ids = opt.tokenizer.word_ids(input_ids)
 
-    return mask_token_id, vocab_size, special, replacements, word_ids
+    return mask_token_id, special, replacements, word_ids
 
 
 def check_probabilities(
     mlm_probability, mask_replace_prob, random_replace_prob, selection: str = "bernoulli"
 ) -> None:
     """Raise a ValueError naming the bad masking parameter (shared with ``bertedu.training.data``'s collator and
-    ``bertedu.training.pretrain.PretrainingConfig``). Introduced in notebook 03."""
+    ``bertedu.training.pretrain.PretrainingConfig``)."""
     for name, p in [
         ("mlm_probability", mlm_probability),
         ("mask_replace_prob", mask_replace_prob),

@@ -51,7 +51,7 @@ def load_minilm(model_class: Any = None, **config_overrides: Any):
     eval mode, and our ``BertTokenizer`` on its ``vocab.txt``.
 
     ``config_overrides`` e.g. ``attn_implementation="sdpa"``, or ``num_labels=3`` with a task model (its head
-    starts fresh and a warning names it). Introduced in notebook 05.
+    starts fresh and a warning names it).
     """
     # Imported here, not at the top: this module must stay importable without PyTorch (see above).
     from bertedu.core.model import BertModel

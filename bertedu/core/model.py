@@ -105,16 +105,12 @@ class BertPreTrainedModel(nn.Module):
         """Write an HF-format folder (``config.json``, ``model.safetensors``, the tokenizer's ``vocab.txt``).
 
         ``transformers.<same class>.from_pretrained(directory)`` loads it with no missing or unexpected keys.
-        Introduced in notebook 05.
         """
         return serialization.save_pretrained(self, directory, tokenizer)
 
     @classmethod
     def from_pretrained(cls, directory: str | os.PathLike, **kwargs: Any):
-        """Load an HF-format BERT folder into this class (eval mode); see :func:`bertedu.core.serialization.from_pretrained`.
-
-        Introduced in notebook 07.
-        """
+        """Load an HF-format BERT folder into this class (eval mode); see :func:`bertedu.core.serialization.from_pretrained`."""
         return serialization.from_pretrained(cls, directory, **kwargs)
 
     def load_hf_state_dict(
@@ -411,12 +407,12 @@ class BertForQuestionAnswering(BertPreTrainedModel):
 
 
 def count_parameters(model: nn.Module, trainable_only: bool = False) -> int:
-    """Number of parameters of a model; a tied Parameter counts once. Introduced in notebook 05."""
+    """Number of parameters of a model; a tied Parameter counts once."""
     return sum(p.numel() for p in model.parameters() if p.requires_grad or not trainable_only)
 
 
 def parameter_breakdown(config: BertConfig) -> dict[str, int]:
-    """Parameter counts per part, from the config alone (nothing is allocated). Introduced in notebook 05.
+    """Parameter counts per part, from the config alone (nothing is allocated).
 
     embeddings (V + P + T)·H + 2H; one layer 4H² + 2H·I + 9H + I; pooler H² + H;
     MLM head H² + 3H + V (decoder tied, so only its bias counts); NSP head 2H + 2.
@@ -446,7 +442,7 @@ def parameter_breakdown(config: BertConfig) -> dict[str, int]:
 def parameter_count(config: BertConfig, architecture: str = "BertModel") -> int:
     """Parameters of ``architecture`` (a class name of this module) for ``config``, without allocating it.
 
-    BERT-base ``BertModel`` gives 109,482,240; ``BertForPreTraining`` 110,106,428. Introduced in notebook 05.
+    BERT-base ``BertModel`` gives 109,482,240; ``BertForPreTraining`` 110,106,428.
     """
     parts = parameter_breakdown(config)
     H = config.hidden_size

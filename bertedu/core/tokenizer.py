@@ -117,7 +117,7 @@ class BasicTokenizer:
         )
 
     def tokenize(self, text: str) -> list[str]:
-        """Words of ``text`` (list of str). Introduced in notebook 02."""
+        """Words of ``text`` (list of str)."""
         if not isinstance(text, str):
             raise ValueError(
                 f"tokenize expects a str, got {type(text).__name__}; pass the text of one sentence."
@@ -245,7 +245,7 @@ def load_vocab(path: str | os.PathLike) -> dict[str, int]:
     """Read a BERT ``vocab.txt``: one token per line, id = line number (from 0). Returns ``{token: id}``.
 
     Raises ``FileNotFoundError`` for a missing file and ``ValueError`` for an empty file, bytes that are
-    not UTF-8 or a token that appears twice (BERT's format cannot express that). Introduced in notebook 02.
+    not UTF-8 or a token that appears twice (BERT's format cannot express that).
     """
     path = Path(path)
     if path.is_dir():
@@ -281,10 +281,7 @@ def load_vocab(path: str | os.PathLike) -> dict[str, int]:
 
 
 def save_vocab(tokens: Sequence[str], path: str | os.PathLike) -> Path:
-    """Write ``tokens`` (in id order) as a BERT ``vocab.txt``, atomically. Returns the path written.
-
-    Introduced in notebook 02.
-    """
+    """Write ``tokens`` (in id order) as a BERT ``vocab.txt``, atomically. Returns the path written."""
     for token in tokens:
         if not token or any(c in token for c in "\n\r") or token != token.strip():
             raise ValueError(
@@ -346,7 +343,7 @@ class BertTokenizer:
     @classmethod
     def from_file(cls, path: str | os.PathLike, **kwargs) -> BertTokenizer:
         """Load ``vocab.txt`` (or a folder holding it, e.g. a checkpoint; its ``tokenizer_config.json`` is
-        read for ``do_lower_case``/``strip_accents``/``tokenize_chinese_chars``). Introduced in notebook 02."""
+        read for ``do_lower_case``/``strip_accents``/``tokenize_chinese_chars``)."""
         path = Path(path)
         folder = path if path.is_dir() else path.parent
         settings = {}
@@ -361,7 +358,7 @@ class BertTokenizer:
     def save_vocabulary(self, path_or_dir: str | os.PathLike) -> Path:
         """Write ``vocab.txt`` (into the folder if ``path_or_dir`` is one or has no extension). Returns the path.
 
-        (Hugging Face's method returns a tuple of paths; ours returns the one path.) Introduced in notebook 02.
+        (Hugging Face's method returns a tuple of paths; ours returns the one path.)
         """
         path = Path(path_or_dir)
         if path.is_dir() or path.suffix == "":
@@ -445,7 +442,7 @@ class BertTokenizer:
     # -- text -> tokens -> ids ---------------------------------------------------------------------------
 
     def tokenize(self, text: str) -> list[str]:
-        """Text -> WordPiece tokens (no [CLS]/[SEP]). Introduced in notebook 02."""
+        """Text -> WordPiece tokens (no [CLS]/[SEP])."""
         tokens: list[str] = []
         for word in self.basic_tokenizer.tokenize(text):
             if word in self.basic_tokenizer.never_split:
@@ -483,7 +480,6 @@ class BertTokenizer:
         longer of A and B from the end, exactly as Hugging Face's fast tokenizer; ``"only_first"``,
         ``"only_second"``, or ``False``. ``padding``: ``False``, ``"max_length"`` (pad up to ``max_length``).
         Unlike Hugging Face's ``encode`` (ids only) this returns the full dict, like HF's ``__call__``.
-        Introduced in notebook 02.
         """
         if not isinstance(text, str) or (text_pair is not None and not isinstance(text_pair, str)):
             raise ValueError(
@@ -544,7 +540,7 @@ class BertTokenizer:
     ) -> dict:
         """Encode one text or a batch. With ``return_tensors="pt"`` every value is a ``(B, T)`` LongTensor
         (``B = 1`` for a single text; an empty batch gives ``(0, 0)`` tensors); ``padding=True`` pads to the
-        longest in the batch. Introduced in notebook 02.
+        longest in the batch.
         """
         single = isinstance(text, str)
         texts = [text] if single else list(text)
@@ -592,7 +588,7 @@ class BertTokenizer:
     def decode(self, ids: Iterable[int] | torch.Tensor, skip_special_tokens: bool = False) -> str:
         """Ids -> text: lower-cased, accents stripped, punctuation space-separated (what the model saw).
 
-        (Hugging Face's decoder also removes the space before ``. , ! ?``.) Introduced in notebook 02.
+        (Hugging Face's decoder also removes the space before ``. , ! ?``.)
         """
         if isinstance(ids, torch.Tensor) or hasattr(ids, "ndim"):  # also NumPy arrays
             if ids.ndim > 1:
@@ -615,7 +611,7 @@ class BertTokenizer:
 
         A word is a token plus the ``##`` pieces that follow it. Numbering runs over the whole row
         (A and B together), so ids are in ``[0, T)``. ``(T,)`` or ``(B, T)`` in -> LongTensor of the same shape.
-        Used by whole-word masking (notebook 03). Introduced in notebook 02.
+        Used by whole-word masking (notebook 03).
         """
         ids = torch.as_tensor(input_ids, dtype=torch.long)
         if ids.numel() and (int(ids.min()) < 0 or int(ids.max()) >= self.vocab_size):
@@ -801,7 +797,7 @@ def train_wordpiece(
     This score favours pairs whose parts are rare on their own, so the most frequent words (``the``) are
     merged *last*: with a small ``vocab_size`` they stay split (``t ##h ##e``). ``score="frequency"``
     merges the most frequent pair instead (byte-pair encoding's rule, which Hugging Face's ``tokenizers``
-    WordPiece trainer uses), so frequent words become whole tokens first. Introduced in notebook 02.
+    WordPiece trainer uses), so frequent words become whole tokens first.
     """
     if isinstance(texts, str):
         raise ValueError(
@@ -813,16 +809,7 @@ def train_wordpiece(
     if score not in ("likelihood", "frequency"):
         raise ValueError(f'score must be "likelihood" or "frequency", got {score!r}.')
     basic = BasicTokenizer(do_lower_case, SPECIAL_TOKENS, tokenize_chinese_chars, strip_accents)
-    word_freq: Counter[str] = Counter()
-    for item in texts:
-        for sentence in [item] if isinstance(item, str) else item:
-            if not isinstance(sentence, str):
-                raise ValueError(
-                    f"train_wordpiece expects sentences (str) or documents (lists of str), got {sentence!r}."
-                )
-            word_freq.update(w for w in basic.tokenize(sentence) if w not in SPECIAL_TOKENS)
-    if not word_freq:
-        raise ValueError("train_wordpiece got no words: pass a non-empty list of sentences.")
+    word_freq = _word_frequencies(texts, basic)
 
     # Base vocabulary: special tokens, characters, ## characters.
     chars = sorted({c for word in word_freq for c in word})
@@ -834,6 +821,34 @@ def train_wordpiece(
             f"{len(chars)} characters ({len(inner)} of them also as ##piece) already need {len(vocab)}. "
             f"Use vocab_size >= {len(vocab)}."
         )
+    _add_merges(vocab, word_freq, vocab_size, score)
+    if len(vocab) < vocab_size:
+        warnings.warn(
+            f"train_wordpiece: the corpus supports only {len(vocab)} tokens (every word is now one "
+            f"token), fewer than vocab_size={vocab_size}.",
+            stacklevel=2,
+        )
+    return vocab
+
+
+def _word_frequencies(texts: Iterable[str] | Iterable[Sequence[str]], basic: BasicTokenizer) -> Counter[str]:
+    """How often each word of ``texts`` (sentences or documents) occurs, as ``basic`` splits them."""
+    word_freq: Counter[str] = Counter()
+    for item in texts:
+        for sentence in [item] if isinstance(item, str) else item:
+            if not isinstance(sentence, str):
+                raise ValueError(
+                    f"train_wordpiece expects sentences (str) or documents (lists of str), got {sentence!r}."
+                )
+            word_freq.update(w for w in basic.tokenize(sentence) if w not in SPECIAL_TOKENS)
+    if not word_freq:
+        raise ValueError("train_wordpiece got no words: pass a non-empty list of sentences.")
+    return word_freq
+
+
+def _add_merges(vocab: list[str], word_freq: Counter[str], vocab_size: int, score: str) -> None:
+    """:func:`train_wordpiece`'s training: append merged tokens to ``vocab`` (the base vocabulary) until it has
+    ``vocab_size`` tokens or every word is one token."""
     known = set(vocab)
 
     # Every distinct word as a list of pieces, plus the counts the score needs (kept up to date per merge).
@@ -866,13 +881,6 @@ def train_wordpiece(
             _count(splits[i], -freqs[i], i, piece_freq, pair_freq, pair_words)  # forget the old split
             splits[i] = _merge(splits[i], first, second, merged)
             _count(splits[i], freqs[i], i, piece_freq, pair_freq, pair_words)
-    if len(vocab) < vocab_size:
-        warnings.warn(
-            f"train_wordpiece: the corpus supports only {len(vocab)} tokens (every word is now one "
-            f"token), fewer than vocab_size={vocab_size}.",
-            stacklevel=2,
-        )
-    return vocab
 
 
 def train_tokenizer(

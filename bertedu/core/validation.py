@@ -29,14 +29,26 @@ _SMALL_INT_DTYPES = (torch.int16, torch.int8, torch.uint8)
 # Settings
 
 
-def require_int(name: str, value: Any, low: int = 0, *, none_ok: bool = False) -> None:
-    """``value`` must be an ``int`` (not a bool) ``>= low`` (or ``None`` if ``none_ok``)."""
+def require_int(
+    name: str, value: Any, low: int = 0, high: int | None = None, *, none_ok: bool = False, hint: str = ""
+) -> None:
+    """``value`` must be an ``int`` (not a bool) ``>= low`` and, if given, ``<= high`` (or ``None`` if
+    ``none_ok``). ``hint`` (why the bound) goes into the message in brackets."""
     if value is None and none_ok:
         return
-    if not isinstance(value, int) or isinstance(value, bool) or value < low:
-        what = {0: "a non-negative integer", 1: "a positive integer"}.get(low, f"an integer >= {low}")
+    if (
+        not isinstance(value, int)
+        or isinstance(value, bool)
+        or value < low
+        or (high is not None and value > high)
+    ):
+        if high is not None:
+            what = f"an integer from {low} to {high}"
+        else:
+            what = {0: "a non-negative integer", 1: "a positive integer"}.get(low, f"an integer >= {low}")
         also = " (or None)" if none_ok else ""
-        raise ValueError(f"{name} must be {what}{also}, got {value!r}.")
+        why = f" ({hint})" if hint else ""
+        raise ValueError(f"{name} must be {what}{also}{why}, got {value!r}.")
 
 
 def require_number(

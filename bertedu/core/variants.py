@@ -156,7 +156,7 @@ def model_parts(config: BertConfig) -> tuple[type[nn.Module], type[nn.Module], t
     """The classes :class:`~bertedu.core.model.BertModel` builds for ``config``: ``(embeddings, encoder, pooler)``.
 
     BERT's (``BertEmbeddings``, ``BertEncoder``, ``BertPooler``) unless a switch of notebook 10 is set. The
-    only place where the switches choose code. Introduced in notebook 10.
+    only place where the switches choose code.
     """
     embeddings = NoPositionEmbeddings if config.position_embedding_type == "none" else BertEmbeddings
     pre_ln = config.layer_norm_position == "pre"

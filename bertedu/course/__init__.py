@@ -9,7 +9,10 @@ holds what is specific to it, one notebook's recipes per module:
 - :mod:`bertedu.course.side_runs` (notebook 06): the one-layer MiniBert trained to its loss plateau
   (:func:`minibert_plateau_run`), the short runs that test the notebook's claims (:func:`no_positions_run`,
   :func:`nsp_only_run`), and a second process that trains them while the main run trains
-  (:func:`start_side_runs`);
+  (:func:`start_side_runs`); notebook 07's learning curve and MiniLM run are side runs too;
+- :mod:`bertedu.course.background` (notebook 06): the machinery of the side runs, knowing nothing of them: a
+  second process that trains a registry's runs, and the cache of finished runs (keyed by settings, code, data,
+  versions and CPU kernels, :func:`bertedu.course.background.run_key`);
 - :mod:`bertedu.course.finetuning` (notebook 07): :func:`course_recipe` (fine-tuning settings per task and
   encoder), :func:`run_course_task`, :func:`learning_curve`, :func:`run_minilm`, the thresholds every run
   must reach, the trivial baselines of the classification tasks (:func:`baseline_scores`) and the

@@ -185,7 +185,7 @@ def ablation_config(
 ) -> PretrainingConfig:
     """Notebook 06's recipe with variant ``name``'s one change, ``steps`` optimizer steps of ``batch_size``
     pairs (warm-up 10 % of the steps, as the recipe's 100 of 1,000), one CPU thread, no evaluation during
-    training (:func:`run_variant` measures afterwards). Introduced in notebook 10."""
+    training (:func:`run_variant` measures afterwards)."""
     if name not in VARIANTS:
         raise ValueError(f"Unknown variant {name!r}; choose one of {list(VARIANTS)}.")
     return course_config(
@@ -350,7 +350,7 @@ def run_variant(
     """Pretrain variant ``name`` with ``seed`` and measure it. Returns a JSON-ready record ``{"variant",
     "seed", "steps", "batch_size", "scores": {metric: value}, "seconds": {"pretrain", "measure"}}``; the
     metrics are those of :data:`METRICS` that apply (no NSP scores without NSP, fine-tuning only for
-    ``tasks``, the probe if ``probe``). Introduced in notebook 10."""
+    ``tasks``, the probe if ``probe``)."""
     config = ablation_config(name, steps=steps, batch_size=batch_size, seed=seed)
     run = pretrain(config, progress=progress)
     began = time.perf_counter()
@@ -560,7 +560,7 @@ PLOT_GROUPS = (
 def plot_ablations(summary: dict, title: str = "difference to BERT (same seed), percentage points"):
     """Each variant's difference to ``bert`` per metric: our median with the min-max range over seeds as a
     bar with an error bar, the paper's difference as a hatched bar next to it where the paper has one.
-    Returns the Figure (closed, so a notebook shows it once). Introduced in notebook 10."""
+    Returns the Figure (closed, so a notebook shows it once)."""
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(1, 3, figsize=(15, 4.2), layout="constrained", width_ratios=(6, 6, 16))

@@ -18,6 +18,7 @@ from tqdm.auto import tqdm
 from bertedu.core.config import BertConfig
 from bertedu.core.minilm import minilm_dir
 from bertedu.core.tokenizer import BertTokenizer
+from bertedu.core.validation import require_int
 from bertedu.course.baselines import majority_label, pair_baselines, sentence_baselines
 from bertedu.training.finetune import FineTuneConfig, FineTuneResult, build_task_model, evaluate, fine_tune
 from bertedu.training.finetune_data import (
@@ -61,7 +62,6 @@ def course_recipe(task: str, encoder: str = "mini-bert", **overrides: Any) -> Fi
     models (:data:`LR_SCALE`), and the number of epochs is larger than the paper's 2-4 because our training
     sets give a few dozen steps per epoch, not thousands; a small label budget still gets at least
     :data:`COURSE_MIN_STEPS` steps. Early stopping on dev picks the epoch. MiniLM: 2 epochs of batch 32 (the paper's grid has 2-4).
-    Introduced in notebook 07.
     """
     check_task(task)
     if encoder not in LR_SCALE:
@@ -98,7 +98,7 @@ def run_course_task(
 
     ``encoder`` names the recipe ("mini-bert", "scratch", "minilm"); ``source`` is what
     :func:`build_task_model` starts from (the pretrained model, its ``config`` for "scratch", or a folder).
-    ``fraction`` < 1 trains on :func:`label_budget` ``(train, fraction, seed)``. Introduced in notebook 07.
+    ``fraction`` < 1 trains on :func:`label_budget` ``(train, fraction, seed)``.
     """
     if encoder == "scratch" and not isinstance(source, BertConfig):
         source = source.config  # the same architecture, random weights
@@ -127,7 +127,7 @@ def learning_curve(
     examples). ``bag_of_words=True`` (classification tasks) adds a record with ``encoder="bag of words"`` and
     its test ``accuracy`` for every budget: naive Bayes trained on the very same examples
     (:func:`baseline_scores`), the baseline the models must beat. ``progress=True`` shows one bar over the
-    runs. Introduced in notebook 07.
+    runs.
     """
     records = []
     budgets = [(f, s) for f in fractions for s in (seeds if f < 1 else seeds[:1])]  # (fraction, seed)
@@ -177,7 +177,6 @@ def baseline_scores(
       most frequent tag).
 
     Span extraction has none here. A fine-tuned model's score means something only next to these.
-    Introduced in notebook 07.
     """
     check_task(task)
     if task == SPAN_EXTRACTION:
@@ -236,15 +235,12 @@ def sentence_features(
     ``pooling``: ``"cls"`` the final vector of [CLS]; ``"pooled"`` the pooler's ``tanh(W T_[CLS] + b)`` (the
     input of BERT's classifier; last layer only); ``"mean"`` the average of the real tokens' vectors
     (padding excluded). ``layers``: how many of the top layers to concatenate (the paper's best
-    feature-based NER concatenated the top four). Introduced in notebook 07.
+    feature-based NER concatenated the top four).
     """
     if pooling not in POOLINGS:
         raise ValueError(f"pooling must be one of {POOLINGS}, got {pooling!r}.")
     n_layers = encoder.config.num_hidden_layers
-    if not isinstance(layers, int) or not 1 <= layers <= n_layers:
-        raise ValueError(
-            f"layers must be an int from 1 to {n_layers} (the encoder's layers), got {layers!r}."
-        )
+    require_int("layers", layers, 1, n_layers, hint="the encoder's layers")
     if pooling == "pooled" and layers != 1:
         raise ValueError("The pooler reads the last layer only: use layers=1 with pooling='pooled'.")
     was_training = encoder.training
@@ -291,13 +287,12 @@ def run_feature_based(
     ``steps`` steps; the step with the best dev accuracy is kept (the first of equals), as early stopping
     does for fine-tuning. ``source`` is what :func:`build_task_model` reads (a pretrained model, a
     ``BertConfig`` for random features, or a folder). Returns ``{"accuracy", "macro_f1"}`` on the test split
-    plus ``"dev_accuracy"`` and ``"best_step"``. Deterministic for a given ``seed``. Introduced in notebook 07.
+    plus ``"dev_accuracy"`` and ``"best_step"``. Deterministic for a given ``seed``.
     """
     check_task(task)
     if task_shape(task) != SEQUENCE_CLASSIFICATION:
         raise ValueError(f"run_feature_based handles the classification tasks, not {task!r}.")
-    if not isinstance(steps, int) or steps < 1:
-        raise ValueError(f"steps must be a positive int, got {steps!r}.")
+    require_int("steps", steps, 1)
     train = datasets["train"]
     splits = {name: datasets[name] for name in ("train", "dev", "test")}
     encoder = build_task_model(task, source, num_labels=train.num_labels, seed=seed).bert
@@ -340,7 +335,6 @@ def run_minilm(*, progress: bool = False, **recipe_overrides: Any) -> tuple[Fine
 
     The weights come from the installed package through our ``from_pretrained``; our ``BertTokenizer`` reads
     its ``vocab.txt``. Sequences are at most :data:`MINILM_MAX_LENGTH` tokens (the course sentences need fewer).
-    Introduced in notebook 07.
     """
     folder = minilm_dir()
     tokenizer = BertTokenizer.from_file(folder / "vocab.txt")

@@ -33,6 +33,7 @@ from torch import nn
 
 from bertedu.core.attention import build_key_mask, scaled_dot_product_attention
 from bertedu.core.losses import IGNORE_INDEX
+from bertedu.core.validation import require_int
 
 
 @dataclass
@@ -59,10 +60,8 @@ class MiniBert(nn.Module):
 
     def __init__(self, vocab_size: int, d_model: int = 128, dropout: float = 0.1, init_scale: float = 0.01):
         super().__init__()
-        if not isinstance(vocab_size, int) or vocab_size < 2 or not isinstance(d_model, int) or d_model < 1:
-            raise ValueError(
-                f"vocab_size (>= 2) and d_model (>= 1) must be ints, got {vocab_size!r}, {d_model!r}."
-            )
+        require_int("vocab_size", vocab_size, 2)
+        require_int("d_model", d_model, 1)
         self.vocab_size, self.d_model = vocab_size, d_model
         self.E = nn.Parameter(torch.randn(vocab_size, d_model) * init_scale)  # (V, d) token embeddings
         self.W_Q = nn.Parameter(torch.randn(d_model, d_model) * init_scale)  # (d, d)
@@ -106,7 +105,7 @@ def mask_one_word(
     """The post's masking: exactly one real token per sentence, chosen uniformly, becomes [MASK].
 
     ``input_ids``, ``attention_mask``: ``(B, T)``. Returns ``(masked_ids, labels)``, labels -100 except at
-    the masked position. Introduced in notebook 06.
+    the masked position.
     """
     lengths = attention_mask.sum(dim=1)  # (B,)
     position = (torch.rand(len(lengths), generator=generator) * lengths).long()  # (B,) in [0, length)
@@ -134,12 +133,11 @@ def train_minibert(
 
     Deterministic for a given ``seed`` (initialisation, order, masks and dropout). Returns the model (eval
     mode) and a history of ``{"step", "split": "train", "mlm_loss", "mlm_accuracy"}`` records (means over
-    ``log_every`` steps). Introduced in notebook 06.
+    ``log_every`` steps).
     """
     if not sentences:
         raise ValueError("train_baseline needs a non-empty list of sentences.")
-    if not isinstance(steps, int) or steps < 1:
-        raise ValueError(f"steps must be a positive int, got {steps!r}.")
+    require_int("steps", steps, 1)
     torch.manual_seed(seed)
     model = MiniBert(tokenizer.vocab_size, d_model)
     optimizer = torch.optim.Adam(model.parameters(), lr=learning_rate)

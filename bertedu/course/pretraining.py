@@ -63,7 +63,6 @@ def course_config(**overrides: Any) -> PretrainingConfig:
     hundreds of times per step, so on a two-core machine where another program keeps a core busy two
     threads made training 3-12 times slower, and one thread was not slower at all (``make bench`` measures
     both, idle and loaded: ``benchmarks/RESULTS.md``).
-    Introduced in notebook 06.
     """
     recipe = PretrainingConfig(
         corpus="data/simple_sentences.txt",
@@ -110,7 +109,6 @@ def load_course_model(
     file: the model is trained once and never read half-written. If no complete model can be made, the
     error says why (:class:`bertedu.training.pretrain.TrainingInterrupted` after a kernel interrupt, with the step
     reached; :class:`bertedu.files.SaveError` for a full disk, ...). The model is in eval mode.
-    Introduced in notebook 06; used by notebooks 07 and 08.
     """
     directory = course_checkpoint_dir() if path is None else Path(path)
     expected = course_config()
@@ -183,8 +181,6 @@ def _remove_broken_checkpoint(directory: Path) -> None:
 def evaluate_course_model(path: str | os.PathLike | None = None) -> dict[str, float]:
     """Held-out scores of the course model (loaded or retrained by :func:`load_course_model`):
     ``{"mlm_top1", "mlm_top5", "nsp_accuracy", "mlm_items", "nsp_items"}``. For the benchmarks.
-
-    Introduced in notebook 06.
     """
     model, tokenizer = load_course_model(path)
     config = course_config()

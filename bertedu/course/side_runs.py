@@ -1,23 +1,15 @@
 """Side runs: training that a notebook needs later, done in a second process while the notebook goes on
-(:func:`start_side_runs`). Notebook 06's: the short runs that test its claims (no positions, NSP only) and the
-one-layer MiniBert to its loss plateau. Notebook 07's: the learning curve of sentence classification and the
-fine-tuning of all-MiniLM-L6-v2.
+(:func:`start_side_runs`; the process and the cache of finished runs are :mod:`bertedu.course.background`).
+Notebook 06's: the short runs that test its claims (no positions, NSP only) and the one-layer MiniBert to its
+loss plateau. Notebook 07's: the learning curve of sentence classification and the fine-tuning of
+all-MiniLM-L6-v2.
 
 Part of :mod:`bertedu.course` (the course's recipes); introduced in notebook 06.
 """
 
 from __future__ import annotations
 
-import concurrent.futures
-import contextlib
-import hashlib
-import importlib.metadata
-import io
-import logging
-import multiprocessing
 import os
-import signal
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,10 +21,10 @@ from bertedu.core.losses import IGNORE_INDEX
 from bertedu.core.minilm import MINILM_PACKAGE
 from bertedu.core.model import BertForPreTraining
 from bertedu.core.tokenizer import BertTokenizer, train_tokenizer
+from bertedu.course.background import BackgroundRuns, RunRegistry
 from bertedu.course.finetuning import learning_curve, run_minilm
 from bertedu.course.minibert import MiniBert, train_minibert
 from bertedu.course.pretraining import course_config, course_tokenizer, load_course_model
-from bertedu.files import atomic_write
 from bertedu.scaleout.distributed import cpu_threads
 from bertedu.training.data import read_corpus
 from bertedu.training.finetune_data import SEQUENCE_CLASSIFICATION, make_task_datasets
@@ -47,13 +39,10 @@ from bertedu.training.pretrain import (
     train_step,
 )
 from bertedu.training.probes import nsp_accuracy
-from bertedu.utils import repo_root, resolve_path
-
-logger = logging.getLogger(__name__)
-
+from bertedu.utils import resolve_path
 
 # ----------------------------------------------------------------------------------------------------------
-# Notebook 06: the runs its comparisons need, and a second process to run them in
+# Notebook 06: the runs its comparisons need
 
 #: Notebook 06's budget for the one-layer MiniBert: "to its loss plateau". The course mini-BERT's peak learning
 #: rate (3e-3, constant, with Adam as in the post) and 3,000 steps of 64 sentences (290 epochs of the corpus);
@@ -87,7 +76,7 @@ def minibert_plateau_run(
     """The blog post's one-layer MiniBert (:mod:`bertedu.course.minibert`) trained on the course corpus's sentences
     with the course vocabulary, in batches of 64 sentences (one [MASK] each), with Adam at a constant
     ``learning_rate``, for ``steps`` steps: by default to its loss plateau (:data:`MINIBERT_PLATEAU_STEPS`).
-    On one CPU thread, so the weights do not depend on the caller's thread setting. Introduced in notebook 06.
+    On one CPU thread, so the weights do not depend on the caller's thread setting.
     """
     config = course_config()
     documents = read_corpus(resolve_path(config.corpus))
@@ -112,7 +101,7 @@ def no_positions_run(
     """Notebook 06's short ablation: the course recipe without position embeddings
     (``position_embedding_type="none"``), stopped after ``steps`` of its 1,000 steps. Its history holds the
     held-out evaluation every 100 steps, comparable with the full run's at the same step. Notebook 10 runs the
-    whole recipe over several seeds. Introduced in notebook 06.
+    whole recipe over several seeds.
     """
     config = course_config(position_embedding_type="none", seed=seed)
     return pretrain(config, None, progress=progress, stop_after=steps)
@@ -126,7 +115,7 @@ def nsp_only_run(steps: int = NSP_ONLY_STEPS, *, seed: int = 0, progress: bool =
 
     Returns a history in :func:`bertedu.training.pretrain.pretrain`'s format: training records every 10 steps
     (``nsp_loss``, ``nsp_accuracy``: means over them) and held-out records every 100 steps (``nsp_accuracy``
-    on ``data/nsp_eval.tsv``). Introduced in notebook 06.
+    on ``data/nsp_eval.tsv``).
     """
     return _recipe_steps(course_config(seed=seed), steps, mlm=False, progress=progress)
 
@@ -189,7 +178,7 @@ def learning_curve_run(
     """Notebook 07's learning curve: :func:`bertedu.course.learning_curve` of sentence classification, at
     ``fractions`` of the labels with ``seeds``, with the bag-of-words baseline on the same examples. The
     pretrained encoder is the course model (:func:`load_course_model`), or the model and ``vocab.txt`` saved in
-    ``model_dir``. One CPU thread, so the records are the same wherever it runs. Introduced in notebook 07."""
+    ``model_dir``. One CPU thread, so the records are the same wherever it runs."""
     with cpu_threads(1):
         if model_dir is None:
             model, tokenizer = load_course_model(progress=progress)
@@ -212,7 +201,7 @@ def learning_curve_run(
 def minilm_run(*, progress: bool = False, **recipe_overrides: Any) -> dict:
     """Notebook 07's fine-tuning of all-MiniLM-L6-v2 on sentence classification (:func:`run_minilm`), on one
     CPU thread: ``{"epochs_run", "steps", "best_epoch", "best_metrics", "history", "test"}`` (the fine-tuned
-    model itself is not kept: the notebook needs only its scores). Introduced in notebook 07."""
+    model itself is not kept: the notebook needs only its scores)."""
     with cpu_threads(1):
         result, test = run_minilm(progress=progress, **recipe_overrides)
     return {
@@ -238,226 +227,32 @@ SIDE_RUNS = {
 PRETRAINING_SIDE_RUNS = ("nsp_only", "minibert", "no_positions")
 
 
-class SideRuns:
-    """Side runs (:data:`SIDE_RUNS`), started by :func:`start_side_runs` in a second process.
-
-    ``result(name)`` waits for run ``name`` and returns what its function returns (a :class:`MiniBertRun`, a
-    :class:`bertedu.training.pretrain.PretrainingRun`, a history list). If the second process could not start, was
-    interrupted or failed, the run is trained here instead, with the same result: every run is deterministic
-    and trains on one CPU thread, wherever it runs. Introduced in notebook 06.
-    """
-
-    def __init__(self, runs: dict[str, dict], executor=None, futures: dict | None = None, problem: str = ""):
-        self.runs = runs  # name -> keyword arguments of its function
-        self._executor, self._futures, self._problem = executor, dict(futures or {}), problem
-        self._results: dict[str, Any] = {}
-
-    @property
-    def in_background(self) -> bool:
-        """True if the runs were started in a second process."""
-        return bool(self._futures)
-
-    def result(self, name: str):
-        """Run ``name``'s result: from the second process (waiting for it if needed), or trained here."""
-        if name not in self.runs:
-            raise ValueError(f"No side run {name!r} was started; the side runs are {list(self.runs)}.")
-        if name not in self._results:
-            self._results[name] = self._fetch(name)
-            if self._executor is not None and len(self._results) == len(self.runs):
-                self._executor.shutdown(wait=False)  # every run fetched: the second process can end
-                self._executor = None
-        return self._results[name]
-
-    def _fetch(self, name: str):
-        future = self._futures.get(name)
-        if future is not None:
-            if not future.done():  # with a free core, the side runs are done before they are needed
-                with tqdm(desc=f"waiting for the side run {name!r}", bar_format="{desc}: {elapsed}") as bar:
-                    while not concurrent.futures.wait([future], timeout=0.5).done:
-                        bar.refresh()
-            try:
-                return _side_run_from_bytes(future.result())
-            except BaseException as err:
-                if not future.done():  # Ctrl-C while waiting here: stop
-                    raise
-                self._problem = f"the second process stopped ({type(err).__name__}: {err})"
-        cached = _cached_side_run(name, self.runs[name])
-        if cached is not None:  # trained before, with the same settings and code: no need to train again
-            return _side_run_from_bytes(cached)
-        logger.warning("Training the side run %r here: %s.", name, self._problem or "no second process")
-        kwargs = dict(self.runs[name])
-        if name != "minibert":
-            kwargs.setdefault("progress", True)
-        return _side_run_from_bytes(_side_run_bytes(name, kwargs))
-
-
-def start_side_runs(runs: dict[str, dict] | None = None) -> SideRuns:
-    """Start side runs in a second process and return at once; :meth:`SideRuns.result` collects them. ``runs``
-    maps names of :data:`SIDE_RUNS` to keyword arguments of their functions, in the order they are needed
-    (default: notebook 06's three, :data:`PRETRAINING_SIDE_RUNS`, with their defaults).
-
-    Why a second process: the course trains on one CPU thread, so on a computer with two or more cores a core
-    is free while the notebook trains; the side runs use it and cost no waiting time. The process is
-    spawned (a fresh Python that imports bertedu), prints nothing, and on Linux ends with the notebook's kernel.
-    On a one-core computer, or if no process can start, nothing is started and each run trains when
-    ``result`` asks for it.
-
-    Finished runs are kept in :func:`side_run_cache_dir` (``runs/side-runs/``), one file per run, named by a key
-    of everything its result depends on (:func:`side_run_key`): running a notebook again collects them at
-    once instead of training them again, and a changed setting, data file or line of bertedu's code trains
-    them afresh. Introduced in notebook 06.
-    """
-    runs = (
-        {name: {} for name in PRETRAINING_SIDE_RUNS}
-        if runs is None
-        else {k: dict(v) for k, v in runs.items()}
-    )
-    unknown = [name for name in runs if name not in SIDE_RUNS]
-    if unknown:
-        raise ValueError(f"No side run(s) {unknown}; the side runs are {list(SIDE_RUNS)}.")
-    to_train = {name: kwargs for name, kwargs in runs.items() if _cached_side_run(name, kwargs) is None}
-    if not to_train:  # all of them trained before: collected from the cache when asked for
-        return SideRuns(runs)
-    if (os.cpu_count() or 1) < 2:
-        return SideRuns(runs, problem="this computer has one CPU core")
-    try:
-        executor = concurrent.futures.ProcessPoolExecutor(
-            max_workers=1, mp_context=multiprocessing.get_context("spawn"), initializer=_quiet_worker
-        )
-        futures = {name: executor.submit(_side_run_bytes, name, kwargs) for name, kwargs in to_train.items()}
-    except Exception as err:  # no process can start here (a restricted platform): train them when asked
-        return SideRuns(runs, problem=f"no second process ({type(err).__name__}: {err})")
-    return SideRuns(runs, executor, futures)
-
-
-def _quiet_worker() -> None:
-    """Set up the second process: its output goes nowhere (a notebook would show it in whatever cell runs),
-    and on Linux it ends with the notebook's kernel instead of finishing runs nobody will read."""
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, 1)
-    os.dup2(devnull, 2)
-    if sys.platform.startswith("linux"):
-        try:
-            import ctypes
-
-            ctypes.CDLL(None).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG: SIGTERM when the parent ends
-        except (OSError, AttributeError):
-            pass
-
-
-# ----------------------------------------------------------------------------------------------------------
-# The cache of finished side runs
-
-
-def side_run_cache_dir() -> Path:
-    """Where finished side runs are kept: ``$BERTEDU_SIDE_RUNS`` if set, else ``runs/side-runs/`` under the
-    repository root (git ignores ``runs/``; ``make clean`` deletes it). Introduced in notebook 06."""
-    override = os.environ.get("BERTEDU_SIDE_RUNS")
-    return Path(override) if override else repo_root() / "runs" / "side-runs"
-
-
-def _code_and_data_digest() -> str:
-    """SHA-256 over every source file of the bertedu package and every file in ``data/``."""
-    digest = hashlib.sha256()
-    package = Path(__file__).resolve().parents[1]
-    files = [(p, p.relative_to(package)) for p in sorted(package.rglob("*.py"))]
-    data = repo_root() / "data"
-    files += [(p, Path("data") / p.relative_to(data)) for p in sorted(data.rglob("*")) if p.is_file()]
-    for path, shown in files:
-        digest.update(str(shown).encode() + b"\0" + path.read_bytes() + b"\0")
-    return digest.hexdigest()
-
-
-def cpu_kernels() -> tuple[str, ...]:
-    """The CPU kernels torch uses here (its vector instruction set, and what the environment variables
-    ``ATEN_CPU_CAPABILITY``, ``DNNL_MAX_CPU_ISA`` and ``MKL_ENABLE_INSTRUCTIONS`` choose): floating-point sums
-    differ in their last digits from one kernel set to another, so a result trained with one is not reused
-    with another. Introduced in notebook 06."""
-    chosen = [f"{v}={os.environ.get(v, '')}" for v in ("DNNL_MAX_CPU_ISA", "MKL_ENABLE_INSTRUCTIONS")]
-    return (torch.backends.cpu.get_cpu_capability(), *chosen)
-
-
-def side_run_key(name: str, kwargs: dict) -> str:
-    """16 hex digits naming side run ``name`` with ``kwargs``: a hash of the name, the keyword arguments (but
-    ``progress``), bertedu's source code, the files in ``data/``, the versions of torch and of the MiniLM
-    package, and the CPU kernels (:func:`cpu_kernels`). Introduced in notebook 06."""
-    settings = {k: v for k, v in sorted(kwargs.items()) if k != "progress"}
-    try:
-        minilm = importlib.metadata.version(MINILM_PACKAGE)
-    except importlib.metadata.PackageNotFoundError:
-        minilm = "none"
-    parts = [name, repr(settings), torch.__version__, minilm, _code_and_data_digest(), *cpu_kernels()]
-    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
-
-
-def _cache_path(name: str, kwargs: dict) -> Path:
-    return side_run_cache_dir() / f"{name}-{side_run_key(name, kwargs)}.pt"
-
-
-def _cached_side_run(name: str, kwargs: dict) -> bytes | None:
-    """The cached bytes of side run ``name``, or None (not trained yet, or a damaged file, which is deleted)."""
-    path = _cache_path(name, kwargs)
-    try:
-        data = path.read_bytes()
-        if torch.load(io.BytesIO(data), weights_only=True)["name"] != name:
-            raise ValueError("another run's file")
-        return data
-    except FileNotFoundError:
-        return None
-    except Exception:  # truncated, foreign or unreadable: train it again
-        with contextlib.suppress(OSError):
-            path.unlink()
-        return None
-
-
-def _side_run_bytes(name: str, kwargs: dict) -> bytes:
-    """Side run ``name``'s result as bytes (``torch.save`` of tensors, numbers and strings only, read back with
-    ``weights_only=True``): from the cache, or trained here (in the second process) and then cached."""
-    cached = _cached_side_run(name, kwargs)
-    if cached is not None:
-        return cached
-    data = _result_bytes(name, SIDE_RUNS[name](**kwargs))
-    with contextlib.suppress(
-        OSError
-    ):  # a read-only checkout or a full disk: no cache, the result still counts
-        path = _cache_path(name, kwargs)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(path, lambda tmp: tmp.write_bytes(data))
-    return data
-
-
-def _result_bytes(name: str, result: Any) -> bytes:
-    """A side run's result as bytes (see :func:`_side_run_from_bytes`)."""
-    payload: dict[str, Any] = {"name": name}
+def _to_payload(name: str, result: Any) -> dict:
+    """A side run's result as plain data (tensors, numbers and strings; see :func:`_from_payload`)."""
     if isinstance(result, MiniBertRun):
-        payload.update(
-            state=result.model.state_dict(),
-            history=result.history,
-            learning_rate=result.learning_rate,
-            steps=result.steps,
-        )
-    elif isinstance(result, PretrainingRun):
-        payload.update(
-            state=result.model.state_dict(),
-            history=result.history,
-            step=result.step,
-            config=result.config.to_dict(),
-            metrics=result.metrics,
-        )
-    else:
-        payload["history"] = result
-    buffer = io.BytesIO()
-    torch.save(payload, buffer)
-    return buffer.getvalue()
+        return {
+            "state": result.model.state_dict(),
+            "history": result.history,
+            "learning_rate": result.learning_rate,
+            "steps": result.steps,
+        }
+    if isinstance(result, PretrainingRun):
+        return {
+            "state": result.model.state_dict(),
+            "history": result.history,
+            "step": result.step,
+            "config": result.config.to_dict(),
+            "metrics": result.metrics,
+        }
+    return {"history": result}  # plain data: lists, dicts, numbers
 
 
-def _side_run_from_bytes(data: bytes):
-    """A side run's result rebuilt from :func:`_side_run_bytes` (the same weights, in eval mode)."""
-    payload = torch.load(io.BytesIO(data), weights_only=True)
-    if payload["name"] in ("nsp_only", "learning_curve", "minilm"):  # plain data: lists, dicts, numbers
+def _from_payload(name: str, payload: dict):
+    """Side run ``name``'s result rebuilt from :func:`_to_payload` (the same weights, in eval mode)."""
+    if name in ("nsp_only", "learning_curve", "minilm"):
         return payload["history"]
     tokenizer = course_tokenizer()
-    if payload["name"] == "minibert":
+    if name == "minibert":
         model = MiniBert(tokenizer.vocab_size, 128)
         model.load_state_dict(payload["state"])
         return MiniBertRun(
@@ -479,6 +274,43 @@ def _side_run_from_bytes(data: bytes):
     )
 
 
+class SideRuns(BackgroundRuns):
+    """Side runs (:data:`SIDE_RUNS`), started by :func:`start_side_runs` in a second process
+    (:mod:`bertedu.course.background`).
+
+    ``result(name)`` waits for run ``name`` and returns what its function returns (a :class:`MiniBertRun`, a
+    :class:`bertedu.training.pretrain.PretrainingRun`, a history list). If the second process could not start, was
+    interrupted or failed, the run is trained here instead, with the same result: every run is deterministic
+    and trains on one CPU thread, wherever it runs. Introduced in notebook 06.
+    """
+
+    registry = RunRegistry(SIDE_RUNS, _to_payload, _from_payload, packages=(MINILM_PACKAGE,), what="side run")
+
+
+def start_side_runs(runs: dict[str, dict] | None = None) -> SideRuns:
+    """Start side runs in a second process and return at once; :meth:`SideRuns.result` collects them. ``runs``
+    maps names of :data:`SIDE_RUNS` to keyword arguments of their functions, in the order they are needed
+    (default: notebook 06's three, :data:`PRETRAINING_SIDE_RUNS`, with their defaults).
+
+    Why a second process: the course trains on one CPU thread, so on a computer with two or more cores a core
+    is free while the notebook trains; the side runs use it and cost no waiting time. The process is
+    spawned (a fresh Python that imports bertedu), prints nothing, and on Linux ends with the notebook's kernel.
+    On a one-core computer, or if no process can start, nothing is started and each run trains when
+    ``result`` asks for it.
+
+    Finished runs are kept in :func:`bertedu.course.background.cache_dir` (``runs/side-runs/``), one file per
+    run, named by a key of everything its result depends on (:func:`bertedu.course.background.run_key`):
+    running a notebook again collects them at once instead of training them again, and a changed setting, data
+    file or line of bertedu's code trains them afresh.
+    """
+    runs = (
+        {name: {} for name in PRETRAINING_SIDE_RUNS}
+        if runs is None
+        else {k: dict(v) for k, v in runs.items()}
+    )
+    return SideRuns.start(runs)
+
+
 def train_course_minibert(
     steps: int | None = None, *, learning_rate: float = 1e-3, seed: int | None = None
 ) -> tuple[MiniBert, BertTokenizer]:
@@ -486,7 +318,6 @@ def train_course_minibert(
     vocabulary, in batches of as many sentences as the course mini-BERT's batches hold pairs, for as many
     steps (``steps`` overrides that), at the blog post's constant learning rate 1e-3 (``learning_rate``
     overrides it). Returns ``(model, tokenizer)``; :func:`minibert_plateau_run` also returns the history.
-    Introduced in notebook 06.
     """
     run = minibert_plateau_run(
         course_config().steps if steps is None else steps,

@@ -7,8 +7,8 @@ as Python objects. For such a corpus, tokenize it once::
     python -m bertedu.scaleout.shards --corpus wiki.txt --output shards/wiki [--vocab vocab.txt] [--shard-tokens N]
     python -m bertedu.cli --corpus shards/wiki --output runs/wiki ...      # a shard folder as --corpus
 
-The corpus is read line by line (the rules of :func:`bertedu.training.data.read_corpus`: one sentence per line, a
-blank line between documents), so writing the shards needs the memory of one shard plus the vocabulary.
+The corpus is read line by line (:func:`bertedu.training.data.corpus_documents`, the rules of ``read_corpus``: one
+sentence per line, a blank line between documents), so writing the shards needs the memory of one shard plus the vocabulary.
 
 The format (a folder; written atomically, like a checkpoint)::
 
@@ -45,12 +45,14 @@ import numpy as np
 import torch
 
 from bertedu.core.tokenizer import BertTokenizer, train_tokenizer
+from bertedu.core.validation import require_int
 from bertedu.files import atomic_write_json, write_directory_atomically
 from bertedu.training.data import (
     NSPPairSampler,
     PretrainingDataset,
     bucketed_batches,
     check_nsp_documents,
+    corpus_documents,
     stable_seed,
 )
 from bertedu.utils import file_sha256
@@ -66,40 +68,6 @@ def is_shard_folder(path) -> bool:
 
 # ----------------------------------------------------------------------------------------------------------
 # Writing
-
-
-def stream_documents(path, *, max_line_chars: int = 1000) -> Iterator[list[str]]:
-    """The documents of a corpus file, one at a time (the rules of :func:`bertedu.training.data.read_corpus`, without
-    reading the whole file): lines stripped, a blank line ends a document, lines without a letter or digit
-    or longer than ``max_line_chars`` skipped (counted in one warning at the end)."""
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"Corpus file {path} does not exist or is not a file.")
-    document, skipped = [], 0
-    with open(path, encoding="utf-8-sig") as lines:  # utf-8-sig: a BOM is dropped; newlines are universal
-        line_no = 0
-        try:
-            for line_no, line in enumerate(lines, start=1):  # noqa: B007 - line_no is used after the loop
-                sentence = line.strip()
-                if not sentence:
-                    if document:
-                        yield document
-                    document = []
-                elif len(sentence) > max_line_chars or not any(c.isalnum() for c in sentence):
-                    skipped += 1
-                else:
-                    document.append(sentence)
-        except UnicodeDecodeError as err:
-            raise ValueError(
-                f"{path} is not valid UTF-8 (after line {line_no}): {err.reason}. Re-save it as UTF-8, e.g. "
-                f"`iconv -f latin1 -t utf-8 {path.name} > fixed.txt`."
-            ) from err
-    if document:
-        yield document
-    if skipped:
-        warnings.warn(
-            f"{skipped} line(s) of {path} were skipped (no letter or digit, or too long).", stacklevel=2
-        )
 
 
 class _Shard:
@@ -145,16 +113,15 @@ def write_shards(
     whole, as :func:`bertedu.core.tokenizer.train_tokenizer`). ``shard_tokens``: tokens per shard (at least).
     """
     corpus = Path(corpus)
-    if not isinstance(shard_tokens, int) or shard_tokens < 1:
-        raise ValueError(f"shard_tokens must be a positive int, got {shard_tokens!r}.")
+    require_int("shard_tokens", shard_tokens, 1)
     if tokenizer is None:
-        tokenizer = train_tokenizer(stream_documents(corpus), vocab_size)
+        tokenizer = train_tokenizer(corpus_documents(corpus, reader="write_shards"), vocab_size)
     dtype = np.uint16 if tokenizer.vocab_size <= np.iinfo(np.uint16).max else np.int32
 
     def fill(tmp: Path) -> None:
         tokenizer.save_pretrained(tmp)
         shards, current, single = [], _Shard(), 0
-        for document in stream_documents(corpus):
+        for document in corpus_documents(corpus, reader="write_shards"):
             ids = [tokenizer.convert_tokens_to_ids(tokenizer.tokenize(s)) for s in document]
             ids = [s for s in ids if s]  # a sentence of only invisible characters has no token
             if ids:

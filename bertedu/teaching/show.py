@@ -144,8 +144,6 @@ def show(obj: Any) -> None:
     """Display the source of ``obj`` (function, method, class or module), highlighted, under a
     ``bertedu/core/attention.py:72 · name`` header: in Jupyter as HTML, elsewhere printed as plain text.
     (:func:`source_of` returns the same as a :class:`SourceView`, e.g. to read ``.code``.)
-
-    Introduced in notebook 01.
     """
     view = source_of(obj)
     try:

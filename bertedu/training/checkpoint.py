@@ -115,7 +115,7 @@ def is_checkpoint(directory: str | os.PathLike) -> bool:
 def recover_checkpoint(directory: str | os.PathLike) -> bool:
     """Finish an interrupted save of the checkpoint in ``directory``: if the folder is missing or incomplete
     but a complete hidden sibling (``.NAME.new-*``, ``.NAME.old-*``) survived a crash, put it in place; delete
-    stale siblings. Returns whether ``directory`` now holds a complete checkpoint. Introduced in notebook 06.
+    stale siblings. Returns whether ``directory`` now holds a complete checkpoint.
     """
     return recover_directory(directory, is_checkpoint)
 
@@ -227,7 +227,7 @@ def load_checkpoint(directory: str | os.PathLike) -> Checkpoint:
     after :func:`recover_checkpoint`, holding the folder's lock (so a save cannot swap it mid-read).
 
     Raises ``FileNotFoundError`` if ``directory`` holds no complete checkpoint, ``ValueError`` naming the file
-    if a file in it is damaged. Introduced in notebook 06.
+    if a file in it is damaged.
     """
     directory = Path(directory)
     recover_checkpoint(directory)
@@ -278,7 +278,7 @@ def prepare_output(
     ``resume=True``: ``output_dir`` must hold a checkpoint (``FileNotFoundError``) whose saved settings equal
     ``settings`` (``PretrainingConfig`` fields, all or some; ``grad_accum`` and the number of processes are
     not settings and may change); returns the saved settings. ``resume=False``: a new run; a checkpoint
-    already there is replaced only if ``overwrite``; returns ``None``. Introduced in notebook 06.
+    already there is replaced only if ``overwrite``; returns ``None``.
     """
     output_dir = Path(output_dir)
     real = real_target(output_dir)  # ValueError for "", "." and the like; symlinks are followed

@@ -40,7 +40,7 @@ import numpy as np
 import torch
 
 from bertedu.core.masking import check_probabilities, mask_tokens
-from bertedu.core.validation import require_int
+from bertedu.core.validation import require_int, require_probability
 
 IS_NEXT, NOT_NEXT = 0, 1  # Hugging Face's convention for next_sentence_label
 
@@ -53,12 +53,37 @@ def read_corpus(path: str | os.PathLike, *, max_line_chars: int = 1000) -> list[
     """Read a corpus file: one sentence per line, a blank line between documents. Returns the documents
     as lists of sentences (``list[list[str]]``).
 
-    Lines are stripped of surrounding whitespace; a whitespace-only line counts as blank. Lines that cannot
-    be sentences are skipped with a warning that names them: lines without any letter or digit (e.g.
-    ``-----``) and lines longer than ``max_line_chars`` characters (probably a pasted paragraph; BERT sees
-    at most a few hundred tokens anyway). A skipped line does not end its document.
+    The rules are :func:`corpus_documents`'s: lines are stripped of surrounding whitespace; a whitespace-only
+    line counts as blank. Lines that cannot be sentences are skipped with a warning that names them: lines
+    without any letter or digit (e.g. ``-----``) and lines longer than ``max_line_chars`` characters (probably a
+    pasted paragraph; BERT sees at most a few hundred tokens anyway). A skipped line does not end its document.
     Raises ``FileNotFoundError`` for a missing file and ``ValueError`` for an empty file or bytes that are
-    not UTF-8 (with the line, byte offset and how to fix it). Introduced in notebook 03.
+    not UTF-8 (with the line, byte offset and how to fix it).
+    """
+    documents = list(corpus_documents(path, max_line_chars=max_line_chars))
+    if not documents:
+        what = (
+            "is empty"
+            if not Path(path).read_bytes().strip()
+            else "has no usable sentence (every line is blank or was skipped)"
+        )
+        raise ValueError(
+            f"Corpus file {path} {what}. Write one sentence per line, with a blank line between documents."
+        )
+    return documents
+
+
+def corpus_documents(
+    path: str | os.PathLike, *, max_line_chars: int = 1000, reader: str = "read_corpus"
+) -> Iterator[list[str]]:
+    """The documents of a corpus file, one at a time, read line by line (so a corpus larger than memory
+    streams): the one rule for corpus lines, used by :func:`read_corpus` and the shards writer.
+
+    One sentence per line, stripped; a blank (or whitespace-only) line ends a document; a byte-order mark and
+    Windows or old-Mac line ends are accepted. Lines without a letter or digit, or longer than
+    ``max_line_chars``, are skipped (they do not end their document) and named in one warning at the end,
+    which starts with ``reader``. Raises ``FileNotFoundError`` for a missing file and ``ValueError`` for a
+    folder or bytes that are not UTF-8 (with the line, byte offset and how to fix it).
     """
     path = Path(path)
     if not path.exists():
@@ -67,52 +92,56 @@ def read_corpus(path: str | os.PathLike, *, max_line_chars: int = 1000) -> list[
             "corpus is bertedu.utils.data_path('simple_sentences.txt')."
         )
     if path.is_dir():
-        raise ValueError(f"{path} is a folder; read_corpus needs a text file (one sentence per line).")
-    raw = path.read_bytes()
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as err:
-        line_start = raw.rfind(b"\n", 0, err.start) + 1
-        line_no = raw.count(b"\n", 0, err.start) + 1
-        raise ValueError(
-            f"{path} is not valid UTF-8: line {line_no}, byte {err.start - line_start} of that line (offset "
-            f"{err.start} in the file) is {raw[err.start : err.end]!r}. The file was probably saved in another "
-            "encoding (e.g. Latin-1 or Windows-1252). Re-save it as UTF-8, e.g. "
-            f"`iconv -f latin1 -t utf-8 {path.name} > fixed.txt`, or in Python: "
-            "Path(p).write_text(Path(p).read_text(encoding='latin-1'), encoding='utf-8')."
-        ) from err
-    text = text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")  # BOM; Windows/old Mac ends
-
-    documents: list[list[str]] = [[]]
+        raise ValueError(f"{path} is a folder; {reader} needs a text file (one sentence per line).")
+    document: list[str] = []
     skipped: list[str] = []
-    for line_no, line in enumerate(text.split("\n"), start=1):
-        sentence = line.strip()
-        if not sentence:  # blank line: the current document ends
-            if documents[-1]:
-                documents.append([])
-        elif len(sentence) > max_line_chars:
-            skipped.append(f"line {line_no} ({len(sentence)} characters > max_line_chars={max_line_chars})")
-        elif not any(c.isalnum() for c in sentence):
-            skipped.append(f"line {line_no} (no letter or digit: {sentence[:30]!r})")
-        else:
-            documents[-1].append(sentence)
-    if not documents[-1]:
-        documents.pop()
+    line_no = offset = 0  # lines (any line end) and bytes read so far
+    with open(path, "rb") as file:
+        for raw_no, raw in enumerate(file, start=1):  # raw lines end at b"\n", never inside a UTF-8 character
+            text = _decode_corpus_line(raw, path, raw_no, offset)
+            offset += len(raw)
+            if raw_no == 1:
+                text = text.removeprefix("\ufeff")  # a byte-order mark (Notepad's "UTF-8 with BOM")
+            lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")  # Windows and old-Mac ends
+            for line in lines[:-1] if raw.endswith(b"\n") else lines:
+                line_no += 1
+                sentence = line.strip()
+                if not sentence:  # blank line: the current document ends
+                    if document:
+                        yield document
+                    document = []
+                elif len(sentence) > max_line_chars:
+                    skipped.append(
+                        f"line {line_no} ({len(sentence)} characters > max_line_chars={max_line_chars})"
+                    )
+                elif not any(c.isalnum() for c in sentence):
+                    skipped.append(f"line {line_no} (no letter or digit: {sentence[:30]!r})")
+                else:
+                    document.append(sentence)
+    if document:
+        yield document
     if skipped:
         more = f" and {len(skipped) - 10} more" if len(skipped) > 10 else ""
         warnings.warn(
-            f"read_corpus skipped {len(skipped)} line(s) of {path}: {'; '.join(skipped[:10])}{more}. "
+            f"{reader} skipped {len(skipped)} line(s) of {path}: {'; '.join(skipped[:10])}{more}. "
             "Fix or delete them to silence this warning.",
-            stacklevel=2,
+            stacklevel=3,  # the caller of read_corpus
         )
-    if not documents:
-        what = (
-            "is empty" if not raw.strip() else "has no usable sentence (every line is blank or was skipped)"
-        )
+
+
+def _decode_corpus_line(raw: bytes, path: Path, line_no: int, offset: int) -> str:
+    """Line ``line_no`` of a corpus file (which starts at byte ``offset``) as text, or a ``ValueError`` that
+    says where the first byte that is not UTF-8 is and how to re-save the file."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as err:
         raise ValueError(
-            f"Corpus file {path} {what}. Write one sentence per line, with a blank line between documents."
-        )
-    return documents
+            f"{path} is not valid UTF-8: line {line_no}, byte {err.start} of that line (offset "
+            f"{offset + err.start} in the file) is {raw[err.start : err.end]!r}. The file was probably saved in "
+            "another encoding (e.g. Latin-1 or Windows-1252). Re-save it as UTF-8, e.g. "
+            f"`iconv -f latin1 -t utf-8 {path.name} > fixed.txt`, or in Python: "
+            "Path(p).write_text(Path(p).read_text(encoding='latin-1'), encoding='utf-8')."
+        ) from err
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -159,10 +188,8 @@ class NSPPairSampler:
 
     def __init__(self, documents: Sequence[Sequence], *, max_sentences: int = 2, is_next_prob: float = 0.5):
         check_nsp_documents(documents)
-        if not isinstance(max_sentences, int) or max_sentences < 1:
-            raise ValueError(f"max_sentences must be a positive int, got {max_sentences!r}.")
-        if not 0.0 <= is_next_prob <= 1.0:
-            raise ValueError(f"is_next_prob must be between 0 and 1, got {is_next_prob!r}.")
+        require_int("max_sentences", max_sentences, 1)
+        require_probability("is_next_prob", is_next_prob, allow_one=True)
         self.documents = documents
         self.max_sentences = max_sentences
         self.is_next_prob = is_next_prob
@@ -198,7 +225,7 @@ def check_nsp_documents(documents: Sequence[Sequence]) -> None:
     """Raise a ``ValueError`` that says what to fix if NSP pairs cannot be drawn from ``documents``.
 
     Needs: a non-empty list of documents, none empty, no empty sentence, and at least two documents with
-    two or more sentences (IsNext needs a next sentence, NotNext a second document). Introduced in notebook 03.
+    two or more sentences (IsNext needs a next sentence, NotNext a second document).
     """
     if isinstance(documents, (str, bytes)) or not isinstance(documents, Sequence) or not documents:
         raise ValueError(
@@ -234,10 +261,7 @@ def make_nsp_pairs(
     max_sentences: int = 2,
     is_next_prob: float = 0.5,
 ) -> list[NSPPair]:
-    """``num_pairs`` NSP pairs drawn with ``random.Random(seed)`` (for inspection and statistics).
-
-    Introduced in notebook 03.
-    """
+    """``num_pairs`` NSP pairs drawn with ``random.Random(seed)`` (for inspection and statistics)."""
     sampler = NSPPairSampler(documents, max_sentences=max_sentences, is_next_prob=is_next_prob)
     rng = random.Random(seed)
     return [sampler.sample(rng) for _ in range(num_pairs)]
@@ -248,7 +272,7 @@ def truncate_seq_pair(tokens_a: list, tokens_b: list, max_num_tokens: int) -> tu
 
     A loses tokens at its *front* and B at its *end*, so the seam ``... A [SEP] B ...`` stays intact and an
     IsNext pair still reads on across the [SEP]. (Google's BERT removes from a random end; the tokenizer's
-    ``truncation="longest_first"`` removes from both ends like Hugging Face.) Introduced in notebook 03.
+    ``truncation="longest_first"`` removes from both ends like Hugging Face.)
     """
     n_a, n_b = len(tokens_a), len(tokens_b)
     while n_a + n_b > max_num_tokens:
@@ -270,7 +294,7 @@ def build_nsp_example(
     """``[CLS] A [SEP] B [SEP]`` ids for ``pair``, at most ``max_length`` long.
 
     Returns ``{"input_ids": [...], "token_type_ids": [...], "next_sentence_label": 0 or 1}``; segment ids
-    are 0 for [CLS], A and the first [SEP], 1 for B and the final [SEP]. Introduced in notebook 03.
+    are 0 for [CLS], A and the first [SEP], 1 for B and the final [SEP].
     """
     if max_length < 5:
         raise ValueError(f"max_length={max_length} is too short for [CLS] A [SEP] B [SEP] (at least 5).")
@@ -290,9 +314,7 @@ def build_nsp_example(
 
 
 def stable_seed(*parts: int | str) -> int:
-    """A 63-bit seed from ints/strings, the same in every process and on every machine (unlike ``hash``).
-
-    Introduced in notebook 06."""
+    """A 63-bit seed from ints/strings, the same in every process and on every machine (unlike ``hash``)."""
     digest = hashlib.blake2b(repr(parts).encode(), digest_size=8).digest()
     return int.from_bytes(digest, "little") >> 1
 
@@ -322,10 +344,8 @@ class PretrainingDataset(torch.utils.data.Dataset):
         resample_pairs: bool = True,
     ):
         check_nsp_documents(documents)
-        if not isinstance(max_length, int) or max_length < 5:
-            raise ValueError(f"max_length must be an int >= 5 ([CLS] A [SEP] B [SEP]), got {max_length!r}.")
-        if not isinstance(seed, int) or seed < 0:
-            raise ValueError(f"seed must be a non-negative int, got {seed!r}.")
+        require_int("max_length", max_length, 5, hint="[CLS] A [SEP] B [SEP]")
+        require_int("seed", seed)
         self.tokenizer = tokenizer
         self.max_length = max_length
         self.seed = seed
@@ -351,8 +371,7 @@ class PretrainingDataset(torch.utils.data.Dataset):
             self.token_documents, max_sentences=max_sentences, is_next_prob=is_next_prob
         )
         self.num_pairs = sum(map(len, documents)) if num_pairs is None else num_pairs
-        if not isinstance(self.num_pairs, int) or self.num_pairs < 1:
-            raise ValueError(f"num_pairs must be a positive int, got {num_pairs!r}.")
+        require_int("num_pairs", self.num_pairs, 1)
 
     @classmethod
     def from_file(cls, path: str | os.PathLike, tokenizer, **kwargs) -> PretrainingDataset:
@@ -361,8 +380,7 @@ class PretrainingDataset(torch.utils.data.Dataset):
 
     def set_epoch(self, epoch: int) -> None:
         """Select the epoch whose pairs and masks the items give (``bucketed_batches`` calls this)."""
-        if not isinstance(epoch, int) or epoch < 0:
-            raise ValueError(f"epoch must be a non-negative int, got {epoch!r}.")
+        require_int("epoch", epoch)
         self.epoch = epoch
         self._mask_seed = stable_seed(self.seed, epoch, "mask")
 
@@ -493,12 +511,10 @@ def bucketed_batches(
     sorted by length and cut into batches, whose order inside the run is shuffled again. A batch is padded
     to its longest example, so grouping similar lengths saves most of the padding (about a third of the
     compute on the course corpus). Batch ``step`` is still a pure function of ``(dataset.seed, step)``, so
-    ``start_step`` resumes exactly. ``bucket_batches=1`` gives plain shuffled batches. Introduced in notebook 06.
+    ``start_step`` resumes exactly. ``bucket_batches=1`` gives plain shuffled batches.
     """
-    if not isinstance(batch_size, int) or batch_size < 1:
-        raise ValueError(f"batch_size must be a positive int, got {batch_size!r}.")
-    if not isinstance(bucket_batches, int) or bucket_batches < 1:
-        raise ValueError(f"bucket_batches must be a positive int, got {bucket_batches!r}.")
+    require_int("batch_size", batch_size, 1)
+    require_int("bucket_batches", bucket_batches, 1)
     n = len(dataset)
     per_epoch = -(-n // batch_size)
     group = bucket_batches * batch_size  # examples per bucket

@@ -11,7 +11,7 @@ corpus but not copied from it:
   column (what the blog post's model predicted), which the reader ignores.
 
 The first line is a header; blank lines are skipped; a byte-order mark (a file saved by Windows Notepad) is
-dropped. :mod:`bertedu.training.probes` scores a model on these items and :mod:`bertedu.course.baselines` scores simple rules
+dropped (:func:`read_tsv`, which also reads the fine-tuning TSV files). :mod:`bertedu.training.probes` scores a model on these items and :mod:`bertedu.course.baselines` scores simple rules
 on the same items. Introduced in notebook 06.
 """
 
@@ -62,26 +62,31 @@ def split_answers(answers: str | Sequence[str]) -> tuple[str, ...]:
     return tuple(a.strip().lower() for a in answers if a.strip())
 
 
-def read_tsv(path: str | os.PathLike, columns: Sequence[str]) -> list[tuple[int, list[str]]]:
-    """Rows of a TSV file whose header (first line) starts with ``columns``, as ``(line number, fields)``;
-    further columns (e.g. ``note`` in ``probes.tsv``) are checked for count and dropped."""
+def read_tsv(
+    path: str | os.PathLike, columns: Sequence[str] = (), *, hint: str = ""
+) -> list[tuple[int, dict]]:
+    """Rows of a TSV file with a header line, as ``(line number, {column: field})``: the one reader of the
+    course's TSV files (the held-out files here, the fine-tuning files of :mod:`bertedu.training.finetune_data`).
+
+    Header names are lower-cased, names and fields stripped; blank lines are skipped and a byte-order mark is
+    dropped; quotes are plain characters. The header must start with ``columns`` (further columns, e.g. a
+    ``note``, may follow) and every row must have as many fields as the header. Raises ``FileNotFoundError``
+    (followed by ``hint``: where such files are) and ``ValueError`` naming the file and line. Introduced in
+    notebook 06.
+    """
     path = Path(path)
     if not path.is_file():
-        raise FileNotFoundError(
-            f"Evaluation file {path} does not exist; the course's are in data/ "
-            "(bertedu.utils.data_path('mlm_eval.tsv'))."
-        )
+        raise FileNotFoundError(f"{path} does not exist{hint}.")
     with open(path, encoding="utf-8-sig", newline="") as fh:  # utf-8-sig: a byte-order mark is dropped
         rows = list(csv.reader(fh, delimiter="\t", quoting=csv.QUOTE_NONE))
     rows = [(i, r) for i, r in enumerate(rows, start=1) if any(cell.strip() for cell in r)]
+    names = "<TAB>".join(columns) if columns else "the column names, e.g. sentence<TAB>label"
     if not rows:
-        raise ValueError(
-            f"{path} is empty; expected a header line ({chr(9).join(columns)}) and one item per line."
-        )
+        raise ValueError(f"{path} is empty; it needs a header line ({names}) and one item per line.")
     header = [cell.strip().lower() for cell in rows[0][1]]
     if header[: len(columns)] != list(columns):
         raise ValueError(
-            f"{path}: the first line must be the header {'<TAB>'.join(columns)} (further columns, "
+            f"{path}: the first line must be the header {names} (further columns, "
             f"e.g. a note, may follow), got {rows[0][1]!r}."
         )
     body = []
@@ -89,22 +94,26 @@ def read_tsv(path: str | os.PathLike, columns: Sequence[str]) -> list[tuple[int,
         if len(row) != len(header):
             raise ValueError(
                 f"{path}, line {line_no}: expected {len(header)} tab-separated fields "
-                f"({', '.join(header)}), got {len(row)}: {row!r}."
+                f"({', '.join(header)}), got {len(row)}: {row!r}. Separate the columns with one tab."
             )
-        body.append((line_no, [cell.strip() for cell in row[: len(columns)]]))
+        body.append((line_no, {name: cell.strip() for name, cell in zip(header, row)}))
     if not body:
         raise ValueError(f"{path} has a header but no items.")
     return body
+
+
+#: Where the course's evaluation files are (the hint of a missing file's error).
+_EVAL_FILES_HINT = "; the course's evaluation files are in data/ (bertedu.utils.data_path('mlm_eval.tsv'))"
 
 
 def load_masked_word_items(path: str | os.PathLike) -> list[MaskedWordItem]:
     """Read ``sentence<TAB>answers`` items (``mlm_eval.tsv``, ``probes.tsv``). Answers are ``|``-separated.
 
     Raises ``ValueError`` for a sentence without exactly one ``[MASK]`` or an empty answer list.
-    Introduced in notebook 06.
     """
     items = []
-    for line_no, (sentence, answers) in read_tsv(path, ("sentence", "answers")):
+    for line_no, row in read_tsv(path, ("sentence", "answers"), hint=_EVAL_FILES_HINT):
+        sentence, answers = row["sentence"], row["answers"]
         if not has_one_mask(sentence):
             raise ValueError(
                 f"{path}, line {line_no}: the sentence must contain exactly one [MASK], got {sentence!r}."
@@ -119,10 +128,11 @@ def load_masked_word_items(path: str | os.PathLike) -> list[MaskedWordItem]:
 def load_nsp_items(path: str | os.PathLike) -> list[NSPItem]:
     """Read ``sentence_a<TAB>sentence_b<TAB>label`` items (``nsp_eval.tsv``).
 
-    ``label`` is ``IsNext``/``NotNext`` or ``0``/``1`` (Hugging Face: 0 = IsNext). Introduced in notebook 06.
+    ``label`` is ``IsNext``/``NotNext`` or ``0``/``1`` (Hugging Face: 0 = IsNext).
     """
     items = []
-    for line_no, (a, b, label) in read_tsv(path, ("sentence_a", "sentence_b", "label")):
+    for line_no, row in read_tsv(path, ("sentence_a", "sentence_b", "label"), hint=_EVAL_FILES_HINT):
+        a, b, label = row["sentence_a"], row["sentence_b"], row["label"]
         key = label.strip().lower()
         if key not in NSP_LABELS:
             raise ValueError(

@@ -59,11 +59,7 @@ from bertedu.training.finetune_data import (
     task_shape,
 )
 from bertedu.training.metrics import accuracy, macro_f1, squad_scores, token_accuracy
-from bertedu.training.optim import (
-    TrainingDivergedError,
-    make_optimizer,
-    warn_if_loss_rose,
-)
+from bertedu.training.optim import make_optimizer, optimizer_step, warn_if_fine_tuning_diverged
 
 logger = logging.getLogger(__name__)
 
@@ -100,7 +96,7 @@ def best_span(
     Valid means ``i <= j``, ``j - i < max_answer_length`` and both ``i`` and ``j`` in the context
     (``context_mask`` 1). Inputs ``(B, T)`` (or ``(T,)``), returns ``(starts, ends)`` of shape ``(B,)``
     (or scalars). Taking the argmax of the start and end scores separately, as a quick demo often does,
-    can return an end before the start or a "span" in the question. Introduced in notebook 07.
+    can return an end before the start or a "span" in the question.
     """
     squeeze = start_logits.dim() == 1
     if squeeze:
@@ -155,7 +151,6 @@ def build_task_model(
 
     With ``quiet=True`` the expected "head starts from random initialisation" warning is not logged, but
     an encoder weight missing from ``source`` is a ``ValueError``. The model is returned in train mode.
-    Introduced in notebook 07.
     """
     cls = TASK_MODELS[task_shape(task)]
     if task_shape(task) == SPAN_EXTRACTION:
@@ -308,8 +303,6 @@ def predict(
     - sequence classification: label ids;
     - token classification: a list of tag ids per sentence, one per word;
     - span extraction: ``(start, end, answer_text)`` per example, from :func:`best_span`.
-
-    Introduced in notebook 07.
     """
     _check_model_fits(model, dataset)
     was_training = model.training
@@ -359,8 +352,6 @@ def evaluate(
     - sequence classification: ``loss``, ``accuracy``, ``macro_f1``;
     - token classification: ``loss``, ``token_accuracy`` (one vote per word), ``macro_f1`` (over words);
     - span extraction: ``loss``, ``exact_match``, ``f1`` (SQuAD-style, :mod:`bertedu.training.metrics`).
-
-    Introduced in notebook 07.
     """
     _check_model_fits(model, dataset)
     was_training = model.training
@@ -397,7 +388,7 @@ def save_finetuned(
     ``finetune_state.json`` atomically: into a temporary folder next to ``directory``, then swapped into
     place, so a crash at any moment leaves the previous or the new complete folder
     (:func:`bertedu.files.write_directory_atomically`). Raises :class:`bertedu.files.SaveError` naming the
-    cause (disk full, no permission, ...) if it cannot be written. Introduced in notebook 07."""
+    cause (disk full, no permission, ...) if it cannot be written."""
 
     def fill(tmp: Path) -> None:
         model.save_pretrained(tmp, tokenizer)
@@ -435,37 +426,16 @@ def fine_tune(
     keep a copy of the weights if the main metric improved, save them to ``output_dir`` (HF format, atomic)
     if given, and stop after ``patience`` epochs without improvement. At the end the best weights are put
     back. Without ``dev`` the last epoch's weights are kept (and saved). ``callback(record)`` sees every
-    history record. Deterministic for a given ``config.seed``. Introduced in notebook 07.
+    history record. Deterministic for a given ``config.seed``. Raises ``TrainingDivergedError`` (before the
+    weights change) if the loss or the gradient norm stops being finite.
     """
     config = FineTuneConfig() if config is None else config
-    if not isinstance(config, FineTuneConfig):
-        raise ValueError(f"config must be a FineTuneConfig, got {type(config).__name__}.")
-    if not isinstance(train, TaskDataset):
-        raise ValueError(f"train must be a TaskDataset (see make_dataset), got {type(train).__name__}.")
-    _check_model_fits(model, train)
-    if dev is not None:
-        if not isinstance(dev, TaskDataset) or dev.task != train.task:
-            raise ValueError("dev must be a TaskDataset of the same task as train.")
-        if dev.labels != train.labels:
-            raise ValueError("dev uses other label ids than train; build it with labels=train.labels.")
-    metric = config.metric or MAIN_METRIC[task_shape(train.task)]
+    _check_fine_tune_arguments(model, train, dev, config)
     steps_per_epoch = math.ceil(len(train) / config.batch_size)
     epochs = max(config.epochs, math.ceil(config.min_steps / steps_per_epoch))  # tiny sets: more epochs
     total_steps = steps_per_epoch * epochs
-    history: list[dict] = []
-    best_metrics: dict | None = None
-    best_state: dict | None = None
-    best_epoch = None
-    stale, step, epoch = 0, 0, 0
-    first_loss = None
-    stopped_early = False
+    run = _FineTuning(model, train, dev, config, output_dir, callback)
     began = time.perf_counter()
-
-    def log(record: dict) -> None:
-        history.append(record)
-        if callback is not None:
-            callback(record)
-
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(config.seed)
         generator = torch.Generator().manual_seed(config.seed)
@@ -485,87 +455,132 @@ def fine_tune(
         )
         try:
             for epoch in range(1, epochs + 1):
-                model.train()
-                loss_sum, seen = 0.0, 0
-                for idx, batch in train.batches(config.batch_size, shuffle=True, generator=generator):
-                    out = model(**batch)
-                    if not torch.isfinite(out.loss):
-                        raise TrainingDivergedError(
-                            f"The loss became {out.loss.item()} at step {step + 1}; lower the learning rate "
-                            f"(now {config.lr:g})."
-                        )
-                    optimizer.zero_grad(set_to_none=True)
-                    out.loss.backward()
-                    if config.max_grad_norm > 0:
-                        torch.nn.utils.clip_grad_norm_(model.parameters(), config.max_grad_norm)
-                    optimizer.step()
-                    scheduler.step()
-                    step += 1
-                    if step == 1:
-                        first_loss = out.loss.item()  # the loss before any update
-                    loss_sum += out.loss.item() * len(idx)
-                    seen += len(idx)
-                    bar.update(1)
-                    bar.set_postfix(loss=f"{out.loss.item():.3f}", refresh=False)
-                log(
-                    {
-                        "step": step,
-                        "epoch": epoch,
-                        "split": "train",
-                        "loss": loss_sum / seen,
-                        "lr": optimizer.param_groups[0]["lr"],
-                    }
-                )
-                if dev is None:
-                    continue
-                scores = evaluate(model, dev, max_answer_length=config.max_answer_length)
-                if metric not in scores:
-                    raise ValueError(
-                        f"metric {metric!r} is not computed for {train.task}; choose one of {sorted(scores)}."
-                    )
-                log({"step": step, "epoch": epoch, "split": "eval", **scores})
-                if _is_better(scores, best_metrics, metric):
-                    best_metrics, best_epoch, stale = scores, epoch, 0
-                    best_state = {k: v.detach().clone() for k, v in model.state_dict().items()}
-                    if output_dir is not None:
-                        save_finetuned(
-                            output_dir, model, train.tokenizer, _state(train, config, epoch, scores)
-                        )
-                else:
-                    stale += 1
-                    if config.patience is not None and stale >= config.patience and step >= config.min_steps:
-                        stopped_early = epoch < epochs
-                        break
+                run.epoch = epoch
+                run.train_epoch(optimizer, scheduler, generator, bar)
+                if dev is not None and run.evaluate_epoch():  # no improvement for `patience` epochs
+                    run.stopped_early = epoch < epochs
+                    break
         finally:
             bar.close()
-    warn_if_loss_rose(history, first_loss, _divergence_message(first_loss, config, best_epoch))
-    if best_state is not None:
-        model.load_state_dict(best_state)
-    elif output_dir is not None:
-        save_finetuned(output_dir, model, train.tokenizer, _state(train, config, epoch, {}))
-    model.eval()
-    return FineTuneResult(
-        model=model,
-        history=history,
-        best_epoch=best_epoch,
-        best_metrics=best_metrics or {},
-        epochs_run=epoch,
-        stopped_early=stopped_early,
-        steps=step,
-        train_seconds=time.perf_counter() - began,
+    warn_if_fine_tuning_diverged(
+        run.history,
+        run.first_loss,
+        learning_rate=config.lr,
+        warmup_ratio=config.warmup_ratio,
+        max_grad_norm=config.max_grad_norm,
+        best_epoch=run.best_epoch,
     )
+    return run.result(time.perf_counter() - began)
 
 
-def _divergence_message(first_loss: float, config: FineTuneConfig, best_epoch: int | None):
-    """What fine-tuning says when its loss rose (for :func:`bertedu.training.optim.warn_if_loss_rose`): a learning rate
-    that is too high."""
-    kept = f" The weights of the best dev epoch ({best_epoch}) were kept." if best_epoch else ""
-    return lambda last: (
-        f"Fine-tuning diverged: the training loss ended at {last['loss']:.3f} (epoch {last['epoch']}), "
-        f"above the {first_loss:.3f} it started from, so the model got worse.{kept} Try a lower learning rate "
-        f"(now {config.lr:g}; the paper uses 2e-5 to 5e-5 for BERT-base), a warm-up (warmup_ratio, now "
-        f"{config.warmup_ratio:g}) and gradient clipping (max_grad_norm=1.0, now {config.max_grad_norm:g})."
-    )
+def _check_fine_tune_arguments(
+    model: BertPreTrainedModel, train: TaskDataset, dev: TaskDataset | None, config: FineTuneConfig
+) -> None:
+    """Raise ``ValueError`` if :func:`fine_tune` cannot train ``model`` on ``train`` and ``dev`` as ``config`` says."""
+    if not isinstance(config, FineTuneConfig):
+        raise ValueError(f"config must be a FineTuneConfig, got {type(config).__name__}.")
+    if not isinstance(train, TaskDataset):
+        raise ValueError(f"train must be a TaskDataset (see make_dataset), got {type(train).__name__}.")
+    _check_model_fits(model, train)
+    if dev is not None:
+        if not isinstance(dev, TaskDataset) or dev.task != train.task:
+            raise ValueError("dev must be a TaskDataset of the same task as train.")
+        if dev.labels != train.labels:
+            raise ValueError("dev uses other label ids than train; build it with labels=train.labels.")
+
+
+@dataclass
+class _FineTuning:
+    """A fine-tuning run in progress: the history, the steps and epochs done, and the best dev epoch so far
+    (its metrics and a copy of its weights)."""
+
+    model: BertPreTrainedModel
+    train: TaskDataset
+    dev: TaskDataset | None
+    config: FineTuneConfig
+    output_dir: str | os.PathLike | None
+    callback: Callable[[dict], None] | None
+    history: list[dict] = field(default_factory=list)
+    step: int = 0
+    epoch: int = 0
+    first_loss: float | None = None  # the loss before any update
+    best_metrics: dict | None = None
+    best_state: dict | None = None
+    best_epoch: int | None = None
+    stale: int = 0  # epochs since the dev metric last improved
+    stopped_early: bool = False
+
+    def log(self, record: dict) -> None:
+        self.history.append(record)
+        if self.callback is not None:
+            self.callback(record)
+
+    def train_epoch(self, optimizer, scheduler, generator: torch.Generator, bar) -> None:
+        """One pass over the shuffled training set, one optimizer step per batch; logs the mean loss."""
+        model, config = self.model, self.config
+        params = [p for p in model.parameters() if p.requires_grad]
+        model.train()
+        loss_sum, seen = 0.0, 0
+        for idx, batch in self.train.batches(config.batch_size, shuffle=True, generator=generator):
+            loss = model(**batch).loss
+            optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            # the step both loops end with: stop if the loss or the gradient norm is not finite, clip, AdamW, schedule
+            optimizer_step(optimizer, scheduler, params, config.max_grad_norm, loss.item(), self._diverged)
+            self.step += 1
+            if self.step == 1:
+                self.first_loss = loss.item()  # the loss before any update
+            loss_sum += loss.item() * len(idx)
+            seen += len(idx)
+            bar.update(1)
+            bar.set_postfix(loss=f"{loss.item():.3f}", refresh=False)
+        lr = optimizer.param_groups[0]["lr"]
+        self.log(
+            {"step": self.step, "epoch": self.epoch, "split": "train", "loss": loss_sum / seen, "lr": lr}
+        )
+
+    def _diverged(self, what: str, value: float) -> str:
+        return f"The {what} became {value} at step {self.step + 1}; lower the learning rate (now {self.config.lr:g})."
+
+    def evaluate_epoch(self) -> bool:
+        """Evaluate on dev; keep (and save) the weights if the main metric improved. Returns whether training
+        should stop: ``patience`` epochs without improvement, and at least ``min_steps`` steps done."""
+        config, metric = self.config, self.config.metric or MAIN_METRIC[task_shape(self.train.task)]
+        scores = evaluate(self.model, self.dev, max_answer_length=config.max_answer_length)
+        if metric not in scores:
+            raise ValueError(
+                f"metric {metric!r} is not computed for {self.train.task}; choose one of {sorted(scores)}."
+            )
+        self.log({"step": self.step, "epoch": self.epoch, "split": "eval", **scores})
+        if _is_better(scores, self.best_metrics, metric):
+            self.best_metrics, self.best_epoch, self.stale = scores, self.epoch, 0
+            self.best_state = {k: v.detach().clone() for k, v in self.model.state_dict().items()}
+            if self.output_dir is not None:
+                save_finetuned(self.output_dir, self.model, self.train.tokenizer, self._state(scores))
+            return False
+        self.stale += 1
+        return config.patience is not None and self.stale >= config.patience and self.step >= config.min_steps
+
+    def _state(self, dev_metrics: dict) -> dict:
+        return _state(self.train, self.config, self.epoch, dev_metrics)
+
+    def result(self, seconds: float) -> FineTuneResult:
+        """Put the best dev epoch's weights back (without dev: save the last epoch's), in eval mode."""
+        if self.best_state is not None:
+            self.model.load_state_dict(self.best_state)
+        elif self.output_dir is not None:
+            save_finetuned(self.output_dir, self.model, self.train.tokenizer, self._state({}))
+        self.model.eval()
+        return FineTuneResult(
+            model=self.model,
+            history=self.history,
+            best_epoch=self.best_epoch,
+            best_metrics=self.best_metrics or {},
+            epochs_run=self.epoch,
+            stopped_early=self.stopped_early,
+            steps=self.step,
+            train_seconds=seconds,
+        )
 
 
 def _state(train: TaskDataset, config: FineTuneConfig, epoch: int, dev_metrics: dict) -> dict:
@@ -580,7 +595,7 @@ def _state(train: TaskDataset, config: FineTuneConfig, epoch: int, dev_metrics: 
 
 
 def load_finetuned(directory: str | os.PathLike):
-    """Load a folder written by :func:`fine_tune`: ``(model, tokenizer, state)``. Introduced in notebook 07."""
+    """Load a folder written by :func:`fine_tune`: ``(model, tokenizer, state)``."""
 
     directory = Path(directory)
     state_file = directory / STATE_NAME

@@ -35,7 +35,8 @@ from pathlib import Path
 import torch
 
 from bertedu.core.losses import IGNORE_INDEX
-from bertedu.core.validation import require_int
+from bertedu.core.validation import require_int, require_number
+from bertedu.training.evalsets import read_tsv
 from bertedu.utils import data_path
 
 SEQUENCE_CLASSIFICATION = "sentence_classification"
@@ -161,10 +162,7 @@ class LabelSet:
 
     def name(self, label_id: int) -> str:
         """The name of label id ``label_id``."""
-        if not isinstance(label_id, int) or not 0 <= label_id < len(self.names):
-            raise ValueError(
-                f"Label id {label_id!r} is out of range: ids run from 0 to {len(self.names) - 1}."
-            )
+        require_int("label_id", label_id, 0, len(self.names) - 1, hint="an id out of range has no label name")
         return self.names[label_id]
 
 
@@ -173,13 +171,11 @@ class LabelSet:
 
 
 def task_data_dir(task: str) -> Path:
-    """``data/finetune/<task>/`` in the repository. Introduced in notebook 07."""
+    """``data/finetune/<task>/`` in the repository."""
     return data_path(f"finetune/{check_task(task)}")
 
 
 def _read_jsonl(path: Path) -> list[dict]:
-    if not path.is_file():
-        raise FileNotFoundError(f"{path} does not exist.")
     rows = []
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         if not line.strip():
@@ -202,28 +198,6 @@ def _field(row: dict, key: str, where: str):
     return row[key]
 
 
-def _read_tsv(path: Path) -> list[dict]:
-    """A TSV file with a header row -> one dict per data row (blank lines skipped)."""
-    if not path.is_file():
-        raise FileNotFoundError(f"{path} does not exist.")
-    lines = path.read_text(encoding="utf-8").splitlines()
-    if not lines:
-        raise ValueError(f"{path} is empty: it needs a header row (e.g. 'sentence<TAB>label') and examples.")
-    header = lines[0].split("\t")
-    rows = []
-    for number, line in enumerate(lines[1:], 2):
-        if not line.strip():
-            continue
-        cells = line.split("\t")
-        if len(cells) != len(header):
-            raise ValueError(
-                f"{path.name}, line {number} has {len(cells)} columns but the header has {len(header)} "
-                f"({header}); separate the columns with one tab."
-            )
-        rows.append(dict(zip(header, cells)))
-    return rows
-
-
 def read_examples(task: str, path: str | os.PathLike) -> list:
     """Read one split file of ``task`` into examples (formats: data/README.md).
 
@@ -234,11 +208,12 @@ def read_examples(task: str, path: str | os.PathLike) -> list:
       ``context[answer_start:answer_start + len(answer)] == answer``; optional ``"answers"``, more gold answers).
 
     Raises ``FileNotFoundError`` for a missing file and ``ValueError`` naming the example for a malformed one.
-    Introduced in notebook 07.
     """
     check_task(task)
     path = Path(path)
-    rows = _read_tsv(path) if path.suffix == ".tsv" else _read_jsonl(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"{path} does not exist.")
+    rows = [row for _, row in read_tsv(path)] if path.suffix == ".tsv" else _read_jsonl(path)
     examples: list = []
     for number, row in enumerate(rows, 1):
         where = f"{path.name}, example {number}"
@@ -278,7 +253,7 @@ def read_examples(task: str, path: str | os.PathLike) -> list:
 def load_task_data(task: str, directory: str | os.PathLike | None = None) -> dict[str, list]:
     """The train, dev and test examples of one of the course's tasks: ``{"train": [...], "dev": [...], "test": [...]}``.
 
-    ``directory`` defaults to ``data/finetune/<task>/``. Introduced in notebook 07.
+    ``directory`` defaults to ``data/finetune/<task>/``.
     """
     folder = task_data_dir(task) if directory is None else Path(directory)
     out = {}
@@ -317,7 +292,7 @@ def tokenize_with_offsets(tokenizer, text: str) -> list[tuple[str, int, int]]:
     """WordPiece tokens of ``text`` with the character span ``[start, end)`` of each in ``text``.
 
     Same tokens as ``tokenizer.tokenize(text)``; a ``##`` piece covers its own characters, an ``[UNK]``
-    the whole word. ``(token, start, end)`` triples. Introduced in notebook 07.
+    the whole word. ``(token, start, end)`` triples.
     """
     normalised, owner = [], []  # normalised characters, and the index in `text` each one came from
     for i, char in enumerate(text):
@@ -352,7 +327,7 @@ def tokenize_with_offsets(tokenizer, text: str) -> list[tuple[str, int, int]]:
 def encode_classification(
     example: ClassificationExample, tokenizer, labels: LabelSet, max_length: int
 ) -> dict:
-    """``[CLS] text [SEP]`` (or a pair) -> ``input_ids``, ``token_type_ids`` and the label id. Introduced in notebook 07."""
+    """``[CLS] text [SEP]`` (or a pair) -> ``input_ids``, ``token_type_ids`` and the label id."""
     enc = tokenizer.encode(example.text, example.text_pair, max_length=max_length, truncation=True)
     return {
         "input_ids": enc["input_ids"],
@@ -370,7 +345,6 @@ def align_word_labels(
     ``[CLS] the dog bark ##s [SEP]`` and labels ``[-100, DET, NOUN, VERB, -100, -100]`` (as ids). Also returns
     ``word_index`` (the word each token starts, -1 elsewhere). Raises ``ValueError`` if the numbers of words
     and tags differ, for an unknown tag, or if the pieces do not fit in ``max_length``.
-    Introduced in notebook 07.
     """
     if len(words) != len(tags):
         raise ValueError(f"{len(words)} words but {len(tags)} tags: every word needs exactly one tag.")
@@ -402,7 +376,6 @@ def encode_span(example: SpanExample, tokenizer, max_length: int) -> dict:
     token overlapping them. Also returns ``offsets`` (character span in the context of every token; ``None``
     outside the context) and ``context_mask`` (1 on context tokens). A context longer than the room left by
     the question is cut at the end; if that cuts the answer, a ``ValueError`` says so.
-    Introduced in notebook 07.
     """
     question_ids = tokenizer.convert_tokens_to_ids(tokenizer.tokenize(example.question))
     context_tokens = tokenize_with_offsets(tokenizer, example.context)
@@ -480,8 +453,7 @@ class TaskDataset(torch.utils.data.Dataset):
         self.examples = list(examples)
         if not self.examples:
             raise ValueError(f"The {task} dataset is empty: give at least one example.")
-        if not isinstance(max_length, int) or max_length < 3:
-            raise ValueError(f"max_length must be an integer >= 3, got {max_length!r}.")
+        require_int("max_length", max_length, 3, hint="[CLS] and [SEP] around at least one token")
         _check_examples(task, self.examples)
         self.tokenizer = tokenizer
         self.labels = labels
@@ -517,7 +489,11 @@ class TaskDataset(torch.utils.data.Dataset):
         indices = list(indices)
         if not indices:
             raise ValueError("A subset needs at least one index: the dataset would be empty.")
-        bad = [i for i in indices if not isinstance(i, numbers.Integral) or not -len(self) <= i < len(self)]
+        bad = [
+            i
+            for i in indices
+            if not isinstance(i, numbers.Integral) or isinstance(i, bool) or not -len(self) <= i < len(self)
+        ]
         if bad:
             raise ValueError(
                 f"subset indices must be whole numbers in 0..{len(self) - 1} (the dataset has {len(self)} "
@@ -568,7 +544,7 @@ def make_dataset(
 ) -> TaskDataset:
     """Encode ``examples`` of ``task`` with ``tokenizer``. ``labels`` defaults to the sorted label names of
     these examples: pass the training set's ``dataset.labels`` when you build the dev and test sets, so the ids
-    agree (an unseen label is then a ``ValueError``). Introduced in notebook 07."""
+    agree (an unseen label is then a ``ValueError``)."""
     check_task(task)
     examples = list(examples)
     _check_examples(task, examples)
@@ -589,7 +565,7 @@ def make_task_datasets(
 ) -> dict[str, TaskDataset]:
     """``{"train", "dev", "test"}`` datasets of one of the course's tasks, sharing the training labels.
 
-    ``data`` defaults to :func:`load_task_data` ``(task)``. Introduced in notebook 07.
+    ``data`` defaults to :func:`load_task_data` ``(task)``.
     """
     data = load_task_data(task) if data is None else data
     train = make_dataset(task, data["train"], tokenizer, max_length=max_length)
@@ -601,9 +577,8 @@ def make_task_datasets(
 
 def label_budget(dataset: TaskDataset, fraction: float, seed: int = 0) -> TaskDataset:
     """A random ``fraction`` of ``dataset`` (at least one example per label for classification when possible),
-    drawn with ``seed``: the "number of labelled examples" axis of a learning curve. Introduced in notebook 07."""
-    if not isinstance(fraction, (int, float)) or not 0 < fraction <= 1:
-        raise ValueError(f"fraction must be in (0, 1], got {fraction!r}.")
+    drawn with ``seed``: the "number of labelled examples" axis of a learning curve."""
+    require_number("fraction", fraction, 0, 1, low_inclusive=False, example="0.1 for a tenth")
     n = max(1, round(fraction * len(dataset)))
     generator = torch.Generator().manual_seed(seed)
     order = torch.randperm(len(dataset), generator=generator).tolist()

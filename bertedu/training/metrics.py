@@ -55,7 +55,7 @@ def _paired(predictions, labels) -> tuple[list, list]:
 
 
 def accuracy(predictions, labels) -> float:
-    """Share of ``predictions`` equal to ``labels`` (two sequences of class ids). Introduced in notebook 07."""
+    """Share of ``predictions`` equal to ``labels`` (two sequences of class ids)."""
     preds, golds = _paired(predictions, labels)
     return sum(p == g for p, g in zip(preds, golds)) / len(golds)
 
@@ -63,7 +63,7 @@ def accuracy(predictions, labels) -> float:
 def per_class_f1(predictions, labels, classes: Sequence | None = None) -> dict:
     """``{class: F1}`` with F1 = 2·precision·recall / (precision + recall) (0 when both are 0).
 
-    ``classes`` defaults to every class that occurs in ``labels`` or ``predictions``. Introduced in notebook 07.
+    ``classes`` defaults to every class that occurs in ``labels`` or ``predictions``.
     """
     preds, golds = _paired(predictions, labels)
     if classes is None:
@@ -82,7 +82,7 @@ def macro_f1(predictions, labels, classes: Sequence | None = None) -> float:
     """Unweighted mean of the per-class F1 scores (:func:`per_class_f1`).
 
     A model that always predicts the majority class gets a high accuracy on an unbalanced set but a low
-    macro-F1, which is why we report both. Introduced in notebook 07.
+    macro-F1, which is why we report both.
     """
     scores = per_class_f1(predictions, labels, classes)
     if not scores:
@@ -95,7 +95,7 @@ def token_accuracy(predictions, labels, ignore_index: int = IGNORE_INDEX) -> flo
 
     ``predictions`` and ``labels``: tensors (or nested lists) of the same shape, e.g. ``(B, T)``. With the
     labels of :class:`bertedu.training.finetune.TokenClassificationDataset` (the first piece of each word labelled,
-    everything else -100) this is the share of *words* tagged correctly. Introduced in notebook 07.
+    everything else -100) this is the share of *words* tagged correctly.
     """
     preds = torch.as_tensor(predictions)
     golds = torch.as_tensor(labels)
@@ -120,7 +120,7 @@ _PUNCTUATION = set(string.punctuation)
 def normalize_answer(text: str) -> str:
     """SQuAD normalisation: lower-case, remove punctuation and the articles a/an/the, collapse spaces.
 
-    ``normalize_answer("The  Garden!")`` -> ``"garden"``. Introduced in notebook 07.
+    ``normalize_answer("The  Garden!")`` -> ``"garden"``.
     """
     if not isinstance(text, str):
         raise ValueError(f"answers must be strings, got {type(text).__name__}.")
@@ -138,10 +138,7 @@ def _golds(ground_truths) -> list[str]:
 
 
 def exact_match(prediction: str, ground_truths: str | Sequence[str]) -> float:
-    """1.0 if ``prediction`` equals one of the gold answers after :func:`normalize_answer`, else 0.0.
-
-    Introduced in notebook 07.
-    """
+    """1.0 if ``prediction`` equals one of the gold answers after :func:`normalize_answer`, else 0.0."""
     pred = normalize_answer(prediction)
     return float(any(pred == normalize_answer(g) for g in _golds(ground_truths)))
 
@@ -161,7 +158,7 @@ def span_f1(prediction: str, ground_truths: str | Sequence[str]) -> float:
     """Word-overlap F1 between the normalised prediction and the best-matching gold answer.
 
     ``span_f1("under the old tree", "the tree")`` = 2·(1/3·1)/(1/3 + 1) = 0.5 (articles are dropped, so the
-    words are {under, old, tree} vs {tree}). Introduced in notebook 07.
+    words are {under, old, tree} vs {tree}).
     """
     return max(_f1_one(prediction, g) for g in _golds(ground_truths))
 
@@ -169,7 +166,7 @@ def span_f1(prediction: str, ground_truths: str | Sequence[str]) -> float:
 def squad_scores(predictions: Sequence[str], ground_truths: Sequence) -> dict[str, float]:
     """Mean exact match and F1 over examples: ``{"exact_match": ..., "f1": ...}`` (fractions in [0, 1]).
 
-    ``ground_truths[i]`` is one gold answer or a list of acceptable answers. Introduced in notebook 07.
+    ``ground_truths[i]`` is one gold answer or a list of acceptable answers.
     """
     if isinstance(predictions, str) or isinstance(ground_truths, str):
         raise ValueError(

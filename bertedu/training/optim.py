@@ -4,8 +4,10 @@ BERT (Devlin et al. 2019, Appendix A.2) trains with Adam, β₁ = 0.9, β₂ = 0
 a learning rate warmed up linearly over the first steps and then decayed linearly to 0. Google's code uses
 decoupled weight decay (AdamW) on weight matrices only, ε = 1e-6 — as here. Pretraining
 (:mod:`bertedu.training.pretrain`, notebook 06) and fine-tuning (:mod:`bertedu.training.finetune`, notebook 07) share it, and
-what both say when training goes wrong: :class:`TrainingDivergedError` (a loss or gradient that is not a
-number) and :class:`TrainingDivergenceWarning` (a finished run whose loss ended far above its start).
+the end of every step (:func:`optimizer_step`: clipping, the check that loss and gradients are numbers, AdamW
+and schedule step) and what both say when training goes wrong: :class:`TrainingDivergedError` (a loss or
+gradient that is not a number) and :class:`TrainingDivergenceWarning` (a finished run whose loss ended far
+above its start, one rule: :func:`warn_if_loss_rose`).
 """
 
 from __future__ import annotations
@@ -35,7 +37,8 @@ DIVERGENCE_RATIO = 1.1
 
 def divergence_message(step: int, what: str, out) -> str:
     """Why a pretraining step stopped: ``what`` (the loss, the gradient norm) is not finite at step ``step + 1``;
-    ``out`` has the step's ``mlm_loss`` and ``nsp_loss`` (numbers, tensors or ``None``)."""
+    ``out`` has the step's ``mlm_loss`` and ``nsp_loss`` (numbers, tensors or ``None``). For
+    :func:`optimizer_step`: ``lambda what, value: divergence_message(step, what, out)``."""
     parts = ", ".join(
         f"{name}={float(getattr(out, name)):.4g}"
         for name in ("mlm_loss", "nsp_loss")
@@ -84,13 +87,40 @@ def warn_if_diverged(
     )
 
 
+def warn_if_fine_tuning_diverged(
+    history: list[dict],
+    first_loss: float | None,
+    *,
+    learning_rate: float,
+    warmup_ratio: float,
+    max_grad_norm: float,
+    best_epoch: int | None,
+) -> None:
+    """Warn (:class:`TrainingDivergenceWarning`, attributed to the caller of the caller) if the last training
+    loss of a fine-tuning ``history`` is ``DIVERGENCE_RATIO`` times ``first_loss`` (the loss before any update)
+    or more: the learning rate is too high. ``best_epoch``: the dev epoch whose weights were kept, if any.
+    """
+    kept = f" The weights of the best dev epoch ({best_epoch}) were kept." if best_epoch else ""
+    warn_if_loss_rose(
+        history,
+        first_loss,
+        lambda last: (
+            f"Fine-tuning diverged: the training loss ended at {last['loss']:.3f} (epoch {last['epoch']}), "
+            f"above the {first_loss:.3f} it started from, so the model got worse.{kept} Try a lower learning "
+            f"rate (now {learning_rate:g}; the paper uses 2e-5 to 5e-5 for BERT-base), a warm-up (warmup_ratio, "
+            f"now {warmup_ratio:g}) and gradient clipping (max_grad_norm=1.0, now {max_grad_norm:g})."
+        ),
+        stacklevel=4,
+    )
+
+
 def warn_if_loss_rose(
     history: list[dict], start: float | None, message: Callable[[dict], str], *, stacklevel: int = 3
 ) -> bool:
     """The one divergence rule of both loops: if the last training record of ``history`` has a loss of
     ``DIVERGENCE_RATIO`` times ``start`` or more, warn :class:`TrainingDivergenceWarning` with
     ``message(last record)`` (attributed ``stacklevel`` frames up) and return ``True``. ``start`` is where
-    the run began (``None``: unknown, no warning). Introduced in notebook 06."""
+    the run began (``None``: unknown, no warning)."""
     train = [r for r in history if r.get("split", "train") == "train"]
     if start is None or not train or not train[-1]["loss"] >= DIVERGENCE_RATIO * start:
         return False
@@ -98,9 +128,33 @@ def warn_if_loss_rose(
     return True
 
 
+def optimizer_step(
+    optimizer: torch.optim.Optimizer,
+    scheduler,
+    params,
+    max_grad_norm: float,
+    loss: float,
+    diverged: Callable[[str, float], str],
+) -> None:
+    """The end of every training step of both loops, after the backward pass: clip the gradients of ``params``
+    to ``max_grad_norm`` (0: no clipping), then the AdamW step and the learning-rate schedule step.
+
+    Before the weights change it raises ``TrainingDivergedError(diverged(what, value))`` if ``loss`` (the
+    step's loss, a float) or the gradient norm is not finite (``what``: ``"loss"`` or ``"gradient norm"``).
+    """
+    if not math.isfinite(loss):
+        raise TrainingDivergedError(diverged("loss", loss))
+    if max_grad_norm > 0:
+        norm = torch.nn.utils.clip_grad_norm_(params, max_grad_norm)
+        if not torch.isfinite(norm):
+            raise TrainingDivergedError(diverged("gradient norm", float(norm)))
+    optimizer.step()
+    scheduler.step()
+
+
 def linear_schedule(warmup_steps: int, total_steps: int) -> Callable[[int], float]:
     """The learning-rate factor of step ``s``: ``(s + 1) / warmup`` while warming up, then a straight line
-    down to 0 at ``total_steps``. For ``torch.optim.lr_scheduler.LambdaLR``. Introduced in notebook 06.
+    down to 0 at ``total_steps``. For ``torch.optim.lr_scheduler.LambdaLR``.
 
     (The ``+ 1`` makes the very first step use a small non-zero learning rate instead of wasting a batch.)
     """
@@ -119,8 +173,6 @@ def make_optimizer(
 ) -> tuple[torch.optim.Optimizer, torch.optim.lr_scheduler.LambdaLR]:
     """AdamW (β = 0.9, 0.999; ε = 1e-6 as BERT) with weight decay on weight matrices only (not on biases
     and LayerNorm weights), and :func:`linear_schedule`. Returns ``(optimizer, scheduler)``.
-
-    Introduced in notebook 06.
     """
     decay, no_decay = [], []
     for name, param in model.named_parameters():  # a tied Parameter appears once

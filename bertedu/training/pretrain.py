@@ -40,7 +40,6 @@ from __future__ import annotations
 import copy
 import dataclasses
 import logging
-import math
 import os
 import signal
 import threading
@@ -70,7 +69,7 @@ from bertedu.scaleout.shards import ShardedCorpus, is_shard_folder
 from bertedu.training.checkpoint import load_checkpoint, prepare_output, save_checkpoint, set_rng_state
 from bertedu.training.data import PretrainingCollator, PretrainingDataset, bucketed_batches, read_corpus
 from bertedu.training.evalsets import load_masked_word_items, load_nsp_items
-from bertedu.training.optim import TrainingDivergedError, divergence_message, make_optimizer, warn_if_diverged
+from bertedu.training.optim import divergence_message, make_optimizer, optimizer_step, warn_if_diverged
 from bertedu.training.probes import evaluate_pretraining
 from bertedu.utils import file_sha256, resolve_path
 
@@ -249,7 +248,7 @@ class PretrainingConfig:
 
 
 def model_config(config: PretrainingConfig, vocab_size: int) -> BertConfig:
-    """The ``BertConfig`` a run trains (explicit attention, the teaching default). Introduced in notebook 06."""
+    """The ``BertConfig`` a run trains (explicit attention, the teaching default)."""
     return BertConfig(
         vocab_size=vocab_size,
         max_position_embeddings=config.max_length,
@@ -386,7 +385,7 @@ def train_step(
     """One optimizer step on ``batch``: forward (``L = L_MLM + L_NSP``), backward, gradient clipping, AdamW and
     the learning-rate schedule. Returns what it measured (:class:`StepStats`). ``step`` is the number of steps
     done before this one (for the error message). Raises ``TrainingDivergedError`` (before the weights change)
-    if the loss or the gradient norm is not finite. Introduced in notebook 06.
+    if the loss or the gradient norm is not finite.
 
     Beyond notebook 06 (:mod:`bertedu.scaleout.distributed`): with ``ctx``, several processes share the batch (``model``
     wrapped in DDP), and ``grad_accum`` cuts each one's rows into micro-batches, one forward and backward each;
@@ -407,14 +406,15 @@ def train_step(
         loss = stats.add(out, part, masked, rows)  # this part's share of the batch's loss
         (loss * ctx.world_size).backward()  # DDP averages the processes' gradients; we want their sum
     stats = stats.summed(ctx)  # the whole batch's figures, the same in every process
-    if not math.isfinite(stats.loss):
-        raise TrainingDivergedError(divergence_message(step, "loss", stats))
-    if max_grad_norm > 0:
-        norm = torch.nn.utils.clip_grad_norm_(params, max_grad_norm)
-        if not torch.isfinite(norm):
-            raise TrainingDivergedError(divergence_message(step, "gradient norm", stats))
-    optimizer.step()
-    scheduler.step()
+    # the step both loops end with: stop if the loss or the gradient norm is not finite, clip, AdamW, schedule
+    optimizer_step(
+        optimizer,
+        scheduler,
+        params,
+        max_grad_norm,
+        stats.loss,
+        lambda what, _: divergence_message(step, what, stats),
+    )
     return stats
 
 
@@ -683,13 +683,12 @@ def pretrain(
     already there is replaced by a new run unless ``overwrite=False``). Raises
     ``TrainingInterrupted`` after saving if a signal stops the run, ``TrainingDivergedError`` if the loss or
     the gradient norm stops being finite, ``bertedu.files.SaveError`` naming the cause (disk full, ...) if a
-    checkpoint cannot be written. Introduced in notebook 06.
+    checkpoint cannot be written.
     """
     if not isinstance(config, PretrainingConfig):
         raise ValueError(f"config must be a PretrainingConfig, got {type(config).__name__}.")
     config.validate()
-    if stop_after is not None and (not isinstance(stop_after, int) or stop_after < 0):
-        raise ValueError(f"stop_after must be None or a non-negative int, got {stop_after!r}.")
+    require_int("stop_after", stop_after, none_ok=True)
     output_dir = Path(output_dir) if output_dir is not None else None
     if resume and output_dir is None:
         raise ValueError("resume=True needs the output_dir that holds the checkpoint to continue.")

@@ -25,6 +25,8 @@ from collections.abc import Iterable, Sequence
 
 import torch
 
+from bertedu.core.validation import require_int
+
 # load_masked_word_items and load_nsp_items: notebook 06 imports them from here.
 from bertedu.training.evalsets import MaskedWordItem, NSPItem, load_masked_word_items, load_nsp_items  # noqa: F401
 
@@ -60,7 +62,7 @@ def masked_word_probabilities(
 ) -> torch.Tensor:
     """The model's probabilities for the ``[MASK]`` of each sentence: ``(N sentences, V)``, rows sum to 1.
 
-    Each sentence needs exactly one ``[MASK]``. Introduced in notebook 06.
+    Each sentence needs exactly one ``[MASK]``.
     """
     if isinstance(sentences, str):
         raise ValueError("Pass a list of sentences (for one sentence use [sentence]).")
@@ -90,12 +92,11 @@ def predict_masked(model: torch.nn.Module, tokenizer, sentence: str, k: int = 5)
     """Top-``k`` whole-word fillers for the one ``[MASK]`` of ``sentence``: ``[(token, probability), ...]``.
 
     Example: ``predict_masked(model, tok, "the man eats the [MASK]")`` -> ``[("meat", 0.71), ...]``.
-    Special tokens and ``##`` pieces are skipped (see the module docstring). Introduced in notebook 06.
+    Special tokens and ``##`` pieces are skipped (see the module docstring).
     """
     if not isinstance(sentence, str):
         raise ValueError("predict_masked takes one sentence (str); use masked_word_probabilities for a list.")
-    if not isinstance(k, int) or k < 1:
-        raise ValueError(f"k must be a positive int, got {k!r}.")
+    require_int("k", k, 1)
     probs = masked_word_probabilities(model, tokenizer, [sentence])[0]  # (V,)
     candidates = candidate_mask(tokenizer)  # (V,)
     ranked = probs.masked_fill(~candidates, -1.0)
@@ -123,7 +124,7 @@ def masked_word_accuracy(
     """Top-1 and top-``k`` accuracy on masked-word items.
 
     Returns ``{"top1": float, f"top{k}": float, "n": int, "predictions": [[token, ...] (k best) per item],
-    "correct": [bool (top-1) per item]}``. Introduced in notebook 06.
+    "correct": [bool (top-1) per item]}``.
     """
     if not items:
         raise ValueError("No items to evaluate.")
@@ -182,7 +183,7 @@ def nsp_accuracy(
 ) -> dict:
     """Share of NSP items whose predicted label (argmax; 0 = IsNext) is right.
 
-    Returns ``{"accuracy": float, "n": int, "predicted": [0/1 per item]}``. Introduced in notebook 06.
+    Returns ``{"accuracy": float, "n": int, "predicted": [0/1 per item]}``.
     """
     if not items:
         raise ValueError("No items to evaluate.")
@@ -208,7 +209,7 @@ def evaluate_pretraining(
     max_length: int | None = None,
 ) -> dict[str, float]:
     """The held-out scores in one flat dict: ``mlm_top1``, ``mlm_top{k}`` and ``nsp_accuracy`` (for the
-    item lists given). Introduced in notebook 06."""
+    item lists given)."""
     scores: dict[str, float] = {}
     if mlm_items:
         result = masked_word_accuracy(model, tokenizer, mlm_items, k=k)
@@ -226,7 +227,7 @@ def pca_2d(vectors: torch.Tensor) -> torch.Tensor:
     """Project ``(N, H)`` vectors on their two main directions (PCA by SVD of the centred matrix): ``(N, 2)``.
 
     The sign of each axis is fixed (largest coordinate positive) so the picture does not flip between
-    runs. Introduced in notebook 06.
+    runs.
     """
     if vectors.dim() != 2 or vectors.size(0) < 2:
         raise ValueError(f"pca_2d needs an (N, H) matrix with N >= 2, got shape {tuple(vectors.shape)}.")
@@ -242,7 +243,7 @@ def group_cosine_similarity(vectors: torch.Tensor, groups: Sequence[int | str]) 
     """Mean cosine similarity of vector pairs in the same group vs in different groups.
 
     ``vectors (N, H)``, ``groups``: one label per row. Returns ``{"within": ..., "between": ...}``;
-    ``within > between`` means the groups form clusters. Introduced in notebook 06.
+    ``within > between`` means the groups form clusters.
     """
     labels = list(groups)
     if len(labels) != vectors.size(0):

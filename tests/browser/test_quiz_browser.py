@@ -94,7 +94,7 @@ def make_quiz_notebook(path: Path) -> dict:
     }
     nb.cells = [
         nbformat.v4.new_markdown_cell("# Quiz browser test"),
-        nbformat.v4.new_code_cell("from bertedu import quiz"),
+        nbformat.v4.new_code_cell("from bertedu.teaching import quiz"),
         *[nbformat.v4.new_code_cell(f'quiz.ask("{BANK}", "{q.id}")') for q in bank.questions],
         nbformat.v4.new_code_cell(f'quiz.flashcards("{BANK}")'),
     ]

@@ -245,19 +245,37 @@ def test_student_edition_hides_solutions_until_asked_and_leaves_git_clean(repo_l
 
     run_all_and_wait(page)
     checks = page.locator(
-        ".jp-CodeCell", has=page.locator(".cm-content", has_text="ex.key_mask.check(padding_mask)")
+        ".jp-CodeCell", has=page.locator(".cm-content", has_text="ex.key_mask.check(padding_mask")
     )
     expect(checks.nth(0)).to_contain_text("✗ Not yet")  # the buggy function: the checker names the bug
     expect(checks.nth(0)).to_contain_text("you masked the *queries*")
     expect(checks.nth(1)).to_contain_text("○ Not attempted yet")  # the student's fix: still the stub
     text = page_text(page)
     assert text.count("○ Not attempted yet") == 3 and "✓ Correct" not in text
-    # The student asked for the solutions (the solution() cells ran): now, and only there, they are shown.
+    # Run All ran the solution() cells, but nobody has tried yet: each says how to open it, none shows it.
     asked = page.locator(".jp-CodeCell", has=page.locator(".cm-content", has_text="ex.key_mask.solution()"))
-    expect(asked).to_contain_text("Solution:")
-    expect(asked).to_contain_text(SOLUTION_LINES[0])
+    expect(asked).to_contain_text("opens after your first attempt")
+    text = page_text(page)
+    # (key_mask's line is on the page once: show(build_key_mask), the package's function, follows that exercise)
+    assert "Solution:" not in text and not any(line in text for line in SOLUTION_LINES[1:])
     assert page.evaluate(PICTOGRAPHS_JS) == []
     screenshot(page, repo_lab, "student01_after_run_all")
+
+    # A first (wrong) attempt: the student's cell, its check, then the solution cell opens.
+    student_cell = (
+        page.locator(".jp-CodeCell", has=page.locator(".cm-content", has_text="raise NotImplementedError"))
+        .filter(has=page.locator(".cm-content", has_text="def padding_mask"))
+        .first
+    )
+    type_into(page, student_cell, WRONG_PADDING_MASK)
+    page.keyboard.press("Shift+Enter")  # run it; its check cell is selected next
+    page.keyboard.press("Shift+Enter")  # run the check
+    expect(checks.nth(1)).to_contain_text("✗ Not yet", timeout=60_000)
+    asked.locator(".cm-content").click()
+    page.keyboard.press("Shift+Enter")
+    expect(asked).to_contain_text("Solution:", timeout=60_000)
+    expect(asked).to_contain_text(SOLUTION_LINES[0])
+    screenshot(page, repo_lab, "student01_solution_after_attempt")
 
     page.keyboard.press("Control+s")
     deadline = time.monotonic() + 60
@@ -268,6 +286,10 @@ def test_student_edition_hides_solutions_until_asked_and_leaves_git_clean(repo_l
         assert time.monotonic() < deadline, "the run was not saved"
         page.wait_for_timeout(500)
     assert course_state() == before, "running the student edition changed tracked files"
+
+
+WRONG_PADDING_MASK = """def padding_mask(attention_mask):
+    return attention_mask[:, None, :, None].bool()"""
 
 
 def type_into(page, cell, code: str) -> None:

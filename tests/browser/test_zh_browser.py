@@ -35,7 +35,7 @@ FIGURE_CELLS = [
     new_markdown_cell("## 图表\n\n下面的图表由 `bertedu.teaching.viz` 绘制，标题、坐标轴和图例都是中文。"),
     new_code_cell(
         "%matplotlib inline\n"  # the kernel inherits MPLBACKEND=Agg from `make unit`: show figures anyway
-        "from bertedu import viz\n"
+        "from bertedu.teaching import viz\n"
         "from bertedu.teaching.viz._core import missing_glyphs\n"
         "\n"
         'fig = viz.plot_masking_statistics({"[MASK]": 118, "random": 16, "unchanged": 14, "not selected": 852})\n'

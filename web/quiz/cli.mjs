@@ -8,6 +8,9 @@
 //   solution:  [{question, lang}]      -> [rows]              (solutionLines)
 //   correct:   [question]              -> [answer]            (correctAnswer)
 //   format:    [number]                -> [string]            (formatNumber)
+//   progress:  [{op: "attempt", notebook, id, score, answer} | {op: "card", notebook, id, known}]
+//                                      -> the export's JSON text (ProgressStore, progress.js)
+//   markdown:  [string]                -> [string]            (markdownToHtml, markdown.js)
 // "ui" holds the quiz's UI strings (tools/export_banks.py writes them) for the jobs that produce text.
 // tests/test_web_quiz.py uses it to compare this grader with the Python one.
 
@@ -22,6 +25,8 @@ import {
   resultLines,
   solutionLines,
 } from "./grader.js";
+import { markdownToHtml } from "./markdown.js";
+import { MemoryStorage, ProgressStore } from "./progress.js";
 
 const request = JSON.parse(readFileSync(0, "utf8"));
 const ui = request.ui || {};
@@ -32,6 +37,15 @@ if (request.normalize) {
   reply.normalize = request.normalize.map(([s, caseSensitive]) => normalizeText(s, { caseSensitive }));
 }
 if (request.parse) reply.parse = request.parse.map(([s, unit]) => parseNumber(s, unit));
+if (request.markdown) reply.markdown = request.markdown.map((s) => markdownToHtml(s));
+if (request.progress) {
+  const store = new ProgressStore(new MemoryStorage());
+  for (const step of request.progress) {
+    if (step.op === "attempt") store.recordAttempt(step.notebook, step.id, step.score, step.answer);
+    else store.markCard(step.notebook, step.id, step.known);
+  }
+  reply.progress = store.exportJson();
+}
 if (request.format) reply.format = request.format.map((x) => formatNumber(x));
 if (request.correct) reply.correct = request.correct.map((q) => correctAnswer(q));
 if (request.solution) reply.solution = request.solution.map(({ question, lang }) => solutionLines(question, lang, ui));

@@ -5,8 +5,9 @@
 //
 //   grade(question, answer) -> {answered, score, isCorrect, percent, options, blanks}
 //
-// Answers by question type, as in Python: "single" an option index (null = nothing chosen), "multiple" an array of
-// indices (empty = nothing chosen), "fill" an array of strings, one per blank (a string for a one-blank question).
+// Answers by question type, as in Python: "single" an option, by index in the bank's order or by id (null = nothing
+// chosen), "multiple" an array of options (empty = nothing chosen), "fill" an array of strings, one per blank (a string
+// for a one-blank question).
 // A single-choice answer scores 1 or 0; a multiple-choice answer (right picks - wrong picks) / correct options, never
 // below 0, correct only when it picks exactly the correct options; a fill-in answer the fraction of right blanks.
 // An empty answer is not graded (answered: false). An answer of the wrong shape throws a RangeError.
@@ -278,27 +279,48 @@ function shapeError(question, message) {
   return new RangeError(`Question '${question.id}' ${message}`);
 }
 
-function choiceIndices(question, answer) {
+/** The id of the option that was at `position` before options had ids: a, b, ... z, then option-27 ... */
+export function legacyOptionId(position) {
+  if (!Number.isInteger(position) || position < 0) throw new RangeError(`An option position is a whole number >= 0, got ${position}.`);
+  return position < 26 ? String.fromCharCode(97 + position) : `option-${position + 1}`;
+}
+
+/** The options' ids in bank order (an option without one is named by its position). */
+export function optionIds(question) {
+  return (question.options || []).map((o, i) => o.id || legacyOptionId(i));
+}
+
+/**
+ * The bank positions an answer to a choice question picks, sorted, each once (choice_indices). Options are named by
+ * index in question.options or by id (mixed is fine); a RangeError for the wrong shape or an option that is not there.
+ */
+export function choiceIndices(question, answer) {
   const n = question.options.length;
+  const ids = optionIds(question);
   if (answer === null || answer === undefined) return [];
   let picks;
   if (question.type === "single") {
     if (Array.isArray(answer) || answer instanceof Set) {
-      throw shapeError(question, `is single-choice: give one option index, got ${JSON.stringify(answer)}.`);
+      throw shapeError(question, `is single-choice: give one option index or id, got ${JSON.stringify(answer)}.`);
     }
     picks = [answer];
   } else {
     if (typeof answer === "string" || typeof answer[Symbol.iterator] !== "function") {
-      throw shapeError(question, `is multiple-choice: give a list of option indices, got ${JSON.stringify(answer)}.`);
+      throw shapeError(question, `is multiple-choice: give a list of option indices or ids, got ${JSON.stringify(answer)}.`);
     }
     picks = Array.from(answer);
   }
-  for (const i of picks) {
+  const out = picks.map((i) => {
+    if (typeof i === "string") {
+      if (!ids.includes(i)) throw shapeError(question, `has no option '${i}'; its options are ${ids.join(", ")}.`);
+      return ids.indexOf(i);
+    }
     if (typeof i !== "number" || !Number.isInteger(i) || i < 0 || i >= n) {
       throw shapeError(question, `has options 0..${n - 1}; ${JSON.stringify(i)} is not one of them.`);
     }
-  }
-  return [...new Set(picks)].sort((a, b) => a - b);
+    return i;
+  });
+  return [...new Set(out)].sort((a, b) => a - b);
 }
 
 function verdict(selected, correct) {
@@ -316,10 +338,11 @@ export function grade(question, answer) {
   if (question.type === "single" || question.type === "multiple") {
     const picks = choiceIndices(question, answer);
     if (picks.length === 0) return { ...base, answered: false, score: 0, isCorrect: false, percent: 0, options: [], blanks: [] };
+    const ids = optionIds(question);
     const options = question.options.map((o, index) => {
       const selected = picks.includes(index);
       const correct = o.correct === true;
-      return { index, selected, correct, verdict: verdict(selected, correct) };
+      return { index, id: ids[index], selected, correct, verdict: verdict(selected, correct) };
     });
     const nCorrect = options.filter((o) => o.correct).length;
     const right = options.filter((o) => o.verdict === "right").length;
@@ -418,6 +441,10 @@ export function resultLines(result, question, lang, ui) {
   const missed = result.options.filter((o) => o.verdict === "missed").length;
   if (result.kind === "multiple" && missed) {
     lines.push(missed === 1 ? t(ui, "missed_one", lang) : t(ui, "missed_many", lang, { n: missed }));
+  }
+  if (result.kind === "multiple" && !result.isCorrect) {
+    // how partial credit is counted (partial_credit_text), with the number of correct options
+    lines.push(t(ui, "partial_credit", lang, { n: result.options.filter((o) => o.correct).length }));
   }
   for (const b of result.blanks) {
     const label = blankTitle(question.blanks[b.index], b.index, lang, ui);

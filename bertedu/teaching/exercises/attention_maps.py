@@ -156,33 +156,12 @@ def previous_token_cases() -> list[tuple[str, np.ndarray]]:
     ]
 
 
-@expects_function("ex.previous_token_share.check(previous_token_share)")
-def check_previous_token_share(fn) -> tuple[bool, str]:
-    """Check ``fn(attn) -> float``: the mean of ``attn[i, i-1]`` over the query positions ``i >= 1``."""
-    cases = previous_token_cases()
-    values = []
-    for _, attn in cases:
-        out, problem = _call(fn, attn)
-        if problem:
-            return False, problem
-        T = attn.shape[-1]
-        value, problem = _as_number(out, T, T - 1, msg("the previous-token share"))
-        if problem:
-            return False, problem
-        values.append(value)
-    expected = [reference_previous_token_share(attn) for _, attn in cases]
-    if all(_close(v, e) for v, e in zip(values, expected)):
-        return True, msg(
-            "the mean of attn[i, i-1] over the query positions i = 1 … T-1 matches viz.head_statistics' "
-            "'previous' on all {n_cases} test heads: {prev_share:.2f} for a perfect previous-token "
-            "head, {next_share:.2f} for a perfect next-token head.",
-            n_cases=len(cases),
-            prev_share=expected[0],
-            next_share=expected[1],
-        )
+def _previous_token_mistakes(cases) -> dict[str, tuple[list[float], str]]:
+    """The typical wrong answers of :func:`check_previous_token_share`: for each, its value on every test
+    matrix of ``cases`` and the message that names the mistake."""
     below = [np.diagonal(a, offset=-1) for _, a in cases]  # attn[i, i-1], i = 1 .. T-1
     above = [np.diagonal(a, offset=1) for _, a in cases]  # attn[i-1, i]: what token i-1 pays to token i
-    variants = {
+    return {
         "transposed": (
             [d.mean() for d in above],
             msg(
@@ -230,6 +209,33 @@ def check_previous_token_share(fn) -> tuple[bool, str]:
             ),
         ),
     }
+
+
+@expects_function("ex.previous_token_share.check(previous_token_share)")
+def check_previous_token_share(fn) -> tuple[bool, str]:
+    """Check ``fn(attn) -> float``: the mean of ``attn[i, i-1]`` over the query positions ``i >= 1``."""
+    cases = previous_token_cases()
+    values = []
+    for _, attn in cases:
+        out, problem = _call(fn, attn)
+        if problem:
+            return False, problem
+        T = attn.shape[-1]
+        value, problem = _as_number(out, T, T - 1, msg("the previous-token share"))
+        if problem:
+            return False, problem
+        values.append(value)
+    expected = [reference_previous_token_share(attn) for _, attn in cases]
+    if all(_close(v, e) for v, e in zip(values, expected)):
+        return True, msg(
+            "the mean of attn[i, i-1] over the query positions i = 1 … T-1 matches viz.head_statistics' "
+            "'previous' on all {n_cases} test heads: {prev_share:.2f} for a perfect previous-token "
+            "head, {next_share:.2f} for a perfect next-token head.",
+            n_cases=len(cases),
+            prev_share=expected[0],
+            next_share=expected[1],
+        )
+    variants = _previous_token_mistakes(cases)
     message = _diagnose(values, variants)
     if message:
         return False, message
@@ -334,34 +340,13 @@ _NAN = translatable(
 )
 
 
-@expects_function("ex.fix_head_entropy.check(head_entropy)")
-def check_fix_head_entropy(fn) -> tuple[bool, str]:
-    """Check ``fn(attn (T, T), attention_mask (T,)) -> float``: the mean row entropy in nats over real queries."""
-    cases = head_entropy_cases()
-    values = []
-    for _, attn, mask in cases:
-        out, problem = _call(fn, attn, mask)
-        if problem:
-            return False, problem
-        T = attn.shape[-1]
-        value, problem = _as_number(
-            out, T, int(mask.sum()), msg("the mean row entropy"), nan_message=translate(_NAN)
-        )
-        if problem:
-            return False, problem
-        values.append(value)
-    expected = [reference_head_entropy(attn, mask) for _, attn, mask in cases]
-    if all(_close(v, e) for v, e in zip(values, expected)):
-        return True, msg(
-            "one entropy per query row (the row is the distribution: the softmax ran over the keys), "
-            "natural log with 0 ln 0 = 0, averaged over the real query rows only: it matches "
-            "viz.head_statistics' 'entropy' on all {n_cases} test heads.",
-            n_cases=len(cases),
-        )
+def _head_entropy_mistakes(cases, expected: list[float]) -> dict[str, tuple[list[float], str]]:
+    """The typical wrong answers of :func:`check_fix_head_entropy`: for each, its value on every test head of
+    ``cases`` (``expected``: the right values) and the message that names the mistake."""
     rows = [-_plogp(a).sum(axis=-1) for _, a, _ in cases]  # (T,) entropy of each query row
     cols = [-_plogp(a).sum(axis=0) for _, a, _ in cases]  # (T,) 'entropy' of each key column
     real = [m > 0 for _, _, m in cases]
-    variants = {
+    return {
         "columns": (
             [c[r].mean() for c, r in zip(cols, real)],
             msg(
@@ -411,6 +396,33 @@ def check_fix_head_entropy(fn) -> tuple[bool, str]:
             ),
         ),
     }
+
+
+@expects_function("ex.fix_head_entropy.check(head_entropy)")
+def check_fix_head_entropy(fn) -> tuple[bool, str]:
+    """Check ``fn(attn (T, T), attention_mask (T,)) -> float``: the mean row entropy in nats over real queries."""
+    cases = head_entropy_cases()
+    values = []
+    for _, attn, mask in cases:
+        out, problem = _call(fn, attn, mask)
+        if problem:
+            return False, problem
+        T = attn.shape[-1]
+        value, problem = _as_number(
+            out, T, int(mask.sum()), msg("the mean row entropy"), nan_message=translate(_NAN)
+        )
+        if problem:
+            return False, problem
+        values.append(value)
+    expected = [reference_head_entropy(attn, mask) for _, attn, mask in cases]
+    if all(_close(v, e) for v, e in zip(values, expected)):
+        return True, msg(
+            "one entropy per query row (the row is the distribution: the softmax ran over the keys), "
+            "natural log with 0 ln 0 = 0, averaged over the real query rows only: it matches "
+            "viz.head_statistics' 'entropy' on all {n_cases} test heads.",
+            n_cases=len(cases),
+        )
+    variants = _head_entropy_mistakes(cases, expected)
     message = _diagnose(values, variants)
     if message:
         return False, message

@@ -237,14 +237,25 @@ class Exercise:
     points: int = 1
     expected: Callable[[], Any] | None = field(default=None, repr=False)
     _hints_shown: int = field(default=0, repr=False)
+    _attempted: bool = field(default=False, repr=False)  # a check ran on a real answer: solution() unlocks
 
     def __getattribute__(self, name: str) -> Any:
         value = object.__getattribute__(self, name)
         # ``ex.NAME.prompt`` is printed by the notebooks: in the current language when the catalog has it.
         return translate(value) if name == "prompt" else value
 
-    def check(self, *answer: Any) -> CheckResult:
-        """Check the student's answer and say what is right or what to fix."""
+    def check(self, *answer: Any, given: bool = False) -> CheckResult:
+        """Check the student's answer and say what is right or what to fix.
+
+        ``given=True`` marks the code the notebook hands out in a find-the-bug exercise: its check names the bug
+        but is not the student's attempt, so it does not open :meth:`solution`.
+        """
+        result = self._check(*answer)
+        if result.attempted and not given:
+            self._attempted = True
+        return result
+
+    def _check(self, *answer: Any) -> CheckResult:
         if not answer or any(a is NOT_ANSWERED for a in answer):
             return CheckResult(False, translate(NOT_ATTEMPTED_MESSAGE), self.name, attempted=False)
         try:
@@ -284,7 +295,17 @@ class Exercise:
         )
 
     def solution(self) -> _Markdown:
-        """Show the reference solution (its comments in the current language when the catalog has them)."""
+        """Show the reference solution (its comments in the current language when the catalog has them), once a
+        check of this exercise has run on a real answer, right or wrong (as a quiz's "Show solution" opens after a
+        first try); before that, one sentence says how to unlock it. Run All on an untouched notebook shows none."""
+        if not self._attempted:
+            return _Markdown(
+                msg(
+                    "The reference solution opens after your first attempt: write your answer, run its check "
+                    "(`ex.{name}.check(...)`, a wrong answer counts), then ask again.",
+                    name=self.name,
+                )
+            )
         solution = translate_solution(self.name, self.solution_code)  # keyed by exercise name
         code = textwrap.dedent(solution).strip("\n")  # a method's solution keeps its shape
         return _Markdown(f"{msg('**Solution:**')}\n\n```python\n{code}\n```")

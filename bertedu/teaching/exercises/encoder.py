@@ -489,6 +489,61 @@ def _mha_call(module, x, attention_mask) -> torch.Tensor:
     return output_tensor(out, msg("the attention output (B, T, H)"), tuple(x.shape))
 
 
+def _mha_unmasked_mistake(ref, x: torch.Tensor, first: torch.Tensor, expected: torch.Tensor) -> str:
+    """What is wrong with a multi-head attention whose output without a mask, ``first``, is not ``expected``
+    (``ref(x)``): the typical mistake it reproduces, else the largest difference."""
+    mistakes = (
+        (
+            dict(scale=False),
+            msg("the scores are not scaled: divide Q Kᵀ by √d = √head_dim (here 2), per head."),
+        ),
+        (
+            dict(dim=-2),
+            msg(
+                "the softmax runs over the wrong axis (the queries): every query's weights over the keys "
+                "must sum to 1, so normalise the last axis (dim=-1)."
+            ),
+        ),
+        (
+            dict(merge=False),
+            msg(
+                "the heads are merged without moving the head axis back: (B, heads, T, d) must become "
+                "(B, T, heads, d) with .transpose(1, 2) before .reshape(B, T, H)."
+            ),
+        ),
+    )
+    for kwargs, message in mistakes:
+        if close(first, _mha_variant(ref, x, None, **kwargs)):
+            return message
+    return msg(
+        "without a mask your output differs from BertSelfAttention's (largest difference "
+        "{diff:.3g}). Project with query/key/value, split into heads "
+        "(B, A, T, d), softmax(Q Kᵀ/√d) V, then merge the heads back to (B, T, H).",
+        diff=(first - expected).abs().max(),
+    )
+
+
+def _mha_padding_mistake(ref, x: torch.Tensor, attention_mask: torch.Tensor, masked: torch.Tensor) -> str:
+    """What is wrong with a multi-head attention whose output with padding, ``masked``, is not the reference's:
+    the typical masking mistake it reproduces, else what a [PAD] key needs."""
+    for mask_on, message in (
+        (
+            "queries",
+            msg(
+                "the mask is applied to the queries (rows), not the keys: real tokens still attend to [PAD]. "
+                "The mask must broadcast as (B, 1, 1, T) over the last axis of the scores."
+            ),
+        ),
+        ("none", msg("the attention_mask is ignored: real tokens still attend to the [PAD] keys.")),
+    ):
+        if close(masked, _mha_variant(ref, x, attention_mask, mask_on=mask_on)):
+            return message
+    return msg(
+        "with padding your output differs from BertSelfAttention's: give every [PAD] key "
+        "(attention_mask == 0) a score of torch.finfo(scores.dtype).min before the softmax."
+    )
+
+
 def _mha_steps(cls) -> tuple[bool, str]:
     example = "ex.multi_head_attention.check(MultiHeadSelfAttention)"
     ref = random_init(BertSelfAttention(MHA_CONFIG), seed=11).eval()
@@ -508,53 +563,10 @@ def _mha_steps(cls) -> tuple[bool, str]:
             )
         expected = ref(x)[0]
         if not close(first, expected):
-            mistakes = (
-                (
-                    dict(scale=False),
-                    msg("the scores are not scaled: divide Q Kᵀ by √d = √head_dim (here 2), per head."),
-                ),
-                (
-                    dict(dim=-2),
-                    msg(
-                        "the softmax runs over the wrong axis (the queries): every query's weights over the keys "
-                        "must sum to 1, so normalise the last axis (dim=-1)."
-                    ),
-                ),
-                (
-                    dict(merge=False),
-                    msg(
-                        "the heads are merged without moving the head axis back: (B, heads, T, d) must become "
-                        "(B, T, heads, d) with .transpose(1, 2) before .reshape(B, T, H)."
-                    ),
-                ),
-            )
-            for kwargs, message in mistakes:
-                if close(first, _mha_variant(ref, x, None, **kwargs)):
-                    return False, message
-            return False, msg(
-                "without a mask your output differs from BertSelfAttention's (largest difference "
-                "{diff:.3g}). Project with query/key/value, split into heads "
-                "(B, A, T, d), softmax(Q Kᵀ/√d) V, then merge the heads back to (B, T, H).",
-                diff=(first - expected).abs().max(),
-            )
+            return False, _mha_unmasked_mistake(ref, x, first, expected)
         masked = _mha_call(mine, x, attention_mask)
         if not close(masked, ref(x, build_key_mask(attention_mask))[0]):
-            for mask_on, message in (
-                (
-                    "queries",
-                    msg(
-                        "the mask is applied to the queries (rows), not the keys: real tokens still attend to [PAD]. "
-                        "The mask must broadcast as (B, 1, 1, T) over the last axis of the scores."
-                    ),
-                ),
-                ("none", msg("the attention_mask is ignored: real tokens still attend to the [PAD] keys.")),
-            ):
-                if close(masked, _mha_variant(ref, x, attention_mask, mask_on=mask_on)):
-                    return False, message
-            return False, msg(
-                "with padding your output differs from BertSelfAttention's: give every [PAD] key "
-                "(attention_mask == 0) a score of torch.finfo(scores.dtype).min before the softmax."
-            )
+            return False, _mha_padding_mistake(ref, x, attention_mask, masked)
     mine.train()
     ref.train()
     with seeded(13):

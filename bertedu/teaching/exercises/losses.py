@@ -77,33 +77,13 @@ def mlm_by_hand_answer() -> float:
     return sum(values) / len(values)
 
 
-def check_mlm_by_hand(answer) -> tuple[bool, str]:
-    """The MLM loss of :func:`mlm_by_hand_data` (mean over the masked positions of the whole batch)."""
-    value = as_number(answer)  # Python, NumPy (float32 too) or 0-d torch numbers alike (review W6)
-    if value is None:
-        return False, number_problem(answer, "answer = 1.23")
-    answer = value
-    if not math.isfinite(answer):
-        return False, msg(
-            "{answer} is not a finite number; did you average over zero positions?", answer=answer
-        )
-    ce = _per_position_ce()
+def _mlm_mistakes(ce: list[list[float | None]], right: float) -> dict[str, tuple[float, str]]:
+    """The typical wrong answers of :func:`check_mlm_by_hand`: for each, its value and the message that names
+    the mistake. ``ce``: the cross-entropy of every position (``None``: not masked); ``right``: their mean."""
     values = [v for row in ce for v in row if v is not None]
-    right = sum(values) / len(values)
-    if abs(answer - right) <= 1e-3:
-        return True, msg(
-            "L_MLM = ({terms}) / {n_values} = {right:.4f}: "
-            "the mean of -log p(original token) over the masked positions of the whole batch.",
-            terms=" + ".join(f"{v:.4f}" for v in values),
-            n_values=len(values),
-            right=right,
-        )
-    decimals = rounded_decimals(answer, right, atol=1e-3)
-    if decimals is not None:
-        return False, rounded_message(decimals, atol=1e-3)
     per_sentence = [[v for v in row if v is not None] for row in ce]
     n_positions = sum(len(row) for row in _LABELS)
-    wrong = {
+    return {
         "all positions": (
             sum(values) / n_positions,
             msg(
@@ -150,6 +130,33 @@ def check_mlm_by_hand(answer) -> tuple[bool, str]:
             msg("use the natural logarithm (ln), as F.cross_entropy does, not log2."),
         ),
     }
+
+
+def check_mlm_by_hand(answer) -> tuple[bool, str]:
+    """The MLM loss of :func:`mlm_by_hand_data` (mean over the masked positions of the whole batch)."""
+    value = as_number(answer)  # Python, NumPy (float32 too) or 0-d torch numbers alike (review W6)
+    if value is None:
+        return False, number_problem(answer, "answer = 1.23")
+    answer = value
+    if not math.isfinite(answer):
+        return False, msg(
+            "{answer} is not a finite number; did you average over zero positions?", answer=answer
+        )
+    ce = _per_position_ce()
+    values = [v for row in ce for v in row if v is not None]
+    right = sum(values) / len(values)
+    if abs(answer - right) <= 1e-3:
+        return True, msg(
+            "L_MLM = ({terms}) / {n_values} = {right:.4f}: "
+            "the mean of -log p(original token) over the masked positions of the whole batch.",
+            terms=" + ".join(f"{v:.4f}" for v in values),
+            n_values=len(values),
+            right=right,
+        )
+    decimals = rounded_decimals(answer, right, atol=1e-3)
+    if decimals is not None:
+        return False, rounded_message(decimals, atol=1e-3)
+    wrong = _mlm_mistakes(ce, right)
     for value, message in wrong.values():
         if abs(answer - value) <= 1e-3:
             return False, message

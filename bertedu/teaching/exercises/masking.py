@@ -258,44 +258,38 @@ class _SplitMessage(str):
     so that :func:`check_masking_function` can add to it in any language."""
 
 
-@expects_function("ex.fix_masking.check(my_mask_tokens)")
-def check_fix_masking(fn: Callable) -> tuple[bool, str]:
-    """``fn(input_ids, tokenizer, generator) -> (masked_ids, labels)`` must implement BERT's masking:
-    never touch [CLS]/[SEP]/[PAD], label exactly the selected positions (-100 elsewhere), ~15 % selected,
-    80/10/10 among them."""
-    tok = checker_tokenizer()
-    ids = checker_batch(tok)
-    original = ids.clone()
-    out = fn(ids, tok, torch.Generator().manual_seed(0))
+def _output_problem(out, ids: torch.Tensor, original: torch.Tensor) -> str | None:
+    """What is wrong with the form of ``out`` (the function's result on ``ids``), or ``None``: a tuple of two
+    tensors shaped like the input, the input left as it was, -100 (not 0) where nothing is predicted."""
     if not (isinstance(out, tuple) and len(out) == 2 and all(isinstance(t, torch.Tensor) for t in out)):
-        return False, msg("your function must return a tuple (masked_ids, labels) of two tensors.")
+        return msg("your function must return a tuple (masked_ids, labels) of two tensors.")
     masked_ids, labels = out
     if masked_ids.shape != ids.shape or labels.shape != ids.shape:
-        return False, msg(
+        return msg(
             "masked_ids and labels must have the input's shape {shape}, got {ids_shape} and {labels_shape}.",
             shape=tuple(ids.shape),
             ids_shape=tuple(masked_ids.shape),
             labels_shape=tuple(labels.shape),
         )
     if not torch.equal(ids, original):
-        return False, msg("your function changed input_ids in place; work on a copy (input_ids.clone()).")
-    special = torch.isin(ids, torch.tensor(tok.all_special_ids))  # (B, T) [CLS] / [SEP] / [PAD]
-    labelled = labels != IGNORE_INDEX
-    changed = masked_ids != ids
+        return msg("your function changed input_ids in place; work on a copy (input_ids.clone()).")
     if (
         not (labels == IGNORE_INDEX).any()
         and ((labels == 0) | (labels == ids)).all()
         and (labels == 0).float().mean() > 0.5
     ):
-        return False, msg(
+        return msg(
             "the positions that are not predicted hold 0, which is a real token id ([PAD] here); they "
             "must hold -100, the ignore_index of F.cross_entropy, so the loss skips them."
         )
+    return None
 
-    # The two bugs of the exercise, reported together when both are present.
+
+def _exercise_bugs(tok, ids, special, labelled, changed, share: float) -> list[str]:
+    """The messages for the two bugs of the exercise (special tokens selected, every position labelled) that
+    are present. ``(B, T)`` masks: ``special`` tokens, ``labelled`` positions, ``changed`` by the function;
+    ``share``: of the ordinary tokens, the share that carries a label."""
     problems = []
-    n_maskable = int((~special).sum())
-    share = int((labelled & ~special).sum()) / n_maskable
     if (changed & special).any():
         names = sorted({tok.convert_ids_to_tokens(int(i)) for i in ids[changed & special]})
         problems.append(
@@ -325,7 +319,29 @@ def check_fix_masking(fn: Callable) -> tuple[bool, str]:
                 "{n} special positions carry a label; they must hold -100.", n=int((labelled & special).sum())
             )
         )
-    if problems:
+    return problems
+
+
+@expects_function("ex.fix_masking.check(my_mask_tokens)")
+def check_fix_masking(fn: Callable) -> tuple[bool, str]:
+    """``fn(input_ids, tokenizer, generator) -> (masked_ids, labels)`` must implement BERT's masking:
+    never touch [CLS]/[SEP]/[PAD], label exactly the selected positions (-100 elsewhere), ~15 % selected,
+    80/10/10 among them."""
+    tok = checker_tokenizer()
+    ids = checker_batch(tok)
+    original = ids.clone()
+    out = fn(ids, tok, torch.Generator().manual_seed(0))
+    problem = _output_problem(out, ids, original)
+    if problem:
+        return False, problem
+    masked_ids, labels = out
+    special = torch.isin(ids, torch.tensor(tok.all_special_ids))  # (B, T) [CLS] / [SEP] / [PAD]
+    labelled = labels != IGNORE_INDEX
+    changed = masked_ids != ids
+    n_maskable = int((~special).sum())
+    share = int((labelled & ~special).sum()) / n_maskable
+    problems = _exercise_bugs(tok, ids, special, labelled, changed, share)
+    if problems:  # the two bugs of the exercise, reported together when both are present
         return False, msg(" Also: ").join(problems)
     if (changed & ~labelled).any():
         return False, msg(

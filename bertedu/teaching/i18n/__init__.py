@@ -90,7 +90,7 @@ def _environment_language() -> str:
 
 def get_language() -> str:
     """The current language, ``"en"`` or ``"zh"``: set by :func:`set_language`, else ``$BERTEDU_LANG``, else
-    English. Introduced in notebook 00."""
+    English."""
     if _current is not None:
         return _current
     return _environment_language()
@@ -100,7 +100,7 @@ def set_language(lang: str | None) -> None:
     """Switch the course to ``lang`` (``"en"`` or ``"zh"``): quizzes (live widgets too), exercise messages,
     the doctor and plot labels. ``None`` goes back to ``$BERTEDU_LANG`` / English.
 
-    Returns nothing, so a notebook cell ending with it shows no output. Introduced in notebook 00.
+    Returns nothing, so a notebook cell ending with it shows no output.
     """
     global _current
     _current = None if lang is None else normalize_language(lang)

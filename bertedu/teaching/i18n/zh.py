@@ -74,6 +74,10 @@ MESSAGES: dict[str, str] = {
     "your code raised {error}: {exc}{place}. Fix that error first, then check again.": (
         "你的代码抛出了 {error}: {exc}{place}。请先改正这个错误，再重新检查。"
     ),
+    "The reference solution opens after your first attempt: write your answer, run its check "
+    "(`ex.{name}.check(...)`, a wrong answer counts), then ask again.": (
+        "参考答案在你第一次尝试之后才会显示：先写出你的答案，运行它的检查（`ex.{name}.check(...)`，答错也算），然后再来查看。"
+    ),
     "There is no hint for this exercise; try `solution()` after an attempt.": (
         "这道练习没有提示；作答一次之后可以看看 `solution()`。"
     ),

@@ -65,7 +65,7 @@ def ask(
     """Show one question (``ids`` a string) or several (a list; ``None`` = the whole bank).
 
     ``quiz.ask("03_masking_strategy", "select-fraction")`` → a question widget;
-    ``quiz.ask("03_masking_strategy", ["a", "b"])`` → a :class:`QuizSection`. Introduced in notebook 00.
+    ``quiz.ask("03_masking_strategy", ["a", "b"])`` → a :class:`QuizSection`.
     """
     if isinstance(ids, str):
         question = _find(notebook, [ids])[0]
@@ -78,7 +78,7 @@ def section(
     notebook: str, ids: Sequence[str] | None = None, *, title: dict | None = None, language: str | None = None
 ) -> QuizSection:
     """Several questions of one bank under one title (default: the bank's title), in bank order
-    unless ``ids`` gives an order. Introduced in notebook 00."""
+    unless ``ids`` gives an order."""
     bank = load_bank(notebook)
     if isinstance(ids, str):
         ids = [ids]
@@ -102,7 +102,7 @@ def flashcards(
     """A flashcard deck: the cards of ``notebook`` (all its decks, or one ``deck``), or with
     ``notebook=None`` every card of ``deck`` across all banks (e.g. ``deck="part-c"``).
 
-    ``shuffle=True`` shuffles with ``seed`` (same order every run). Introduced in notebook 00.
+    ``shuffle=True`` shuffles with ``seed`` (same order every run).
     """
     if notebook is None and deck is None:
         raise ValueError("Give a notebook (e.g. '00_welcome'), a deck (e.g. 'part-a'), or both.")
@@ -130,8 +130,7 @@ def review(
     """A mixed quiz of ``n`` questions drawn from every bank (or the given ``notebooks`` / ``paper_parts``).
 
     Banks take turns, so every bank contributes before any bank gives a second question; ``seed`` fixes
-    the draw. Progress is recorded under each question's own notebook. Introduced in notebook 00 (used by
-    the final review notebook).
+    the draw. Progress is recorded under each question's own notebook.
     """
     if not isinstance(n, int) or isinstance(n, bool) or n < 1:
         raise ValueError(f"n is the number of questions (a positive integer), got {n!r}.")
@@ -159,10 +158,7 @@ def review(
 
 
 def progress(*, language: str | None = None) -> ProgressSummary:
-    """A table of your progress per notebook: questions answered / total, score, cards known.
-
-    Introduced in notebook 00.
-    """
+    """A table of your progress per notebook: questions answered / total, score, cards known."""
     return ProgressSummary(load_all(), language=language)
 
 

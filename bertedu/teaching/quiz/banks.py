@@ -15,7 +15,12 @@ Compatible extensions of the written schema (all optional):
   that unit is read as is, so with ``unit: "%"`` both ``15`` and ``15%`` mean 15);
 - text blanks: ``answers`` may also be ``{en: [...], zh: [...]}`` (both lists are accepted in either
   language), and ``case_sensitive: true`` turns off case folding;
-- blank ``label`` may be omitted (defaults to "Blank 1" / "空 1").
+- blank ``label`` may be omitted (defaults to "Blank 1" / "空 1");
+- options: ``id``, the option's name for good (lowercase letters, digits, dashes; unique in the question).
+  Progress, the class report and each student's order name options by it, so never rename one. Without it an
+  option is named by its position (``a``, ``b``, ...), which changes when options move: every shipped bank
+  names all its options (``python tools/shuffle_bank_options.py`` adds ids and sorts the options into an
+  order that does not depend on which is right; a test checks both).
 
 Introduced in notebook 00.
 """
@@ -46,7 +51,7 @@ _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 
 _TOP_KEYS = {"notebook", "title", "questions", "flashcards"}
 _QUESTION_KEYS = {"id", "type", "topic", "paper_part", "prompt", "options", "blanks", "explanation", "hint"}
-_OPTION_KEYS = {"text", "correct", "explanation"}
+_OPTION_KEYS = {"id", "text", "correct", "explanation"}
 _TEXT_BLANK_KEYS = {"kind", "answers", "label", "case_sensitive"}
 _NUMERIC_BLANK_KEYS = {"kind", "value", "tolerance", "label", "unit"}
 _CARD_KEYS = {"id", "deck", "front", "back"}
@@ -62,11 +67,28 @@ class BankError(ValueError):
 
 @dataclass(frozen=True)
 class Option:
-    """One choice of a single/multiple question: its text, whether it is correct, and why."""
+    """One choice of a single/multiple question: its id, its text, whether it is correct, and why.
 
+    ``id`` names the option for good (progress, the class report, each student's order): unique in its
+    question, lowercase letters, digits and dashes, never renamed.
+    """
+
+    id: str
     text: Text
     correct: bool
     explanation: Text
+
+
+def legacy_option_id(position: int) -> str:
+    """The id of the option that was at ``position`` (0-based) before options had ids: ``a``, ``b``, ... ``z``,
+    then ``option-27`` ...
+
+    Progress saved before then stored positions; ``tools/shuffle_bank_options.py`` named every option by its
+    position at the time, so a saved position still finds its option after the banks were reordered.
+    """
+    if isinstance(position, bool) or not isinstance(position, int) or position < 0:
+        raise ValueError(f"An option position is a whole number >= 0, got {position!r}.")
+    return chr(ord("a") + position) if position < 26 else f"option-{position + 1}"
 
 
 @dataclass(frozen=True)
@@ -102,6 +124,20 @@ class Question:
     def correct_indices(self) -> tuple[int, ...]:
         """Indices of the correct options (empty for fill-in questions)."""
         return tuple(i for i, o in enumerate(self.options) if o.correct)
+
+    @property
+    def option_ids(self) -> tuple[str, ...]:
+        """The options' ids, in bank order (empty for fill-in questions)."""
+        return tuple(o.id for o in self.options)
+
+    def option_index(self, option_id: str) -> int:
+        """The bank position of the option named ``option_id``; a ``ValueError`` names the ids that exist."""
+        try:
+            return self.option_ids.index(option_id)
+        except ValueError:
+            raise ValueError(
+                f"Question {self.id!r} has no option {option_id!r}; its options are {', '.join(self.option_ids)}."
+            ) from None
 
     @property
     def key(self) -> str:
@@ -206,7 +242,7 @@ def load_bank_file(path: str | Path) -> Bank:
 def load_bank(notebook: str) -> Bank:
     """The bank of ``notebook`` (e.g. ``"03_masking_strategy"`` or ``"paper"``), validated and cached.
 
-    Raises ``ValueError`` naming the banks that exist when there is no such bank. Introduced in notebook 00.
+    Raises ``ValueError`` naming the banks that exist when there is no such bank.
     """
     if not isinstance(notebook, str) or not notebook:
         raise ValueError(f"A bank name is a string such as '00_welcome', got {notebook!r}.")
@@ -264,9 +300,12 @@ def _text(value: Mapping[str, str] | None) -> Text | None:
 def _question(q: Mapping[str, Any], notebook: str) -> Question:
     options = tuple(
         Option(
-            text=_text(o["text"]), correct=bool(o.get("correct", False)), explanation=_text(o["explanation"])
+            id=o.get("id") or legacy_option_id(k),
+            text=_text(o["text"]),
+            correct=bool(o.get("correct", False)),
+            explanation=_text(o["explanation"]),
         )
-        for o in q.get("options") or []
+        for k, o in enumerate(q.get("options") or [])
     )
     blanks = []
     for b in q.get("blanks") or []:
@@ -463,12 +502,14 @@ def _validate_question(q: Any, n: int, source: str, seen: set[str], out: list[st
             out.append(f"{where}: a {qtype}-choice question needs a list of at least 2 'options'")
             return
         n_correct = 0
+        option_ids: set[str] = set()
         for k, o in enumerate(options, 1):
             ow = f"{where}: option {k}"
             if not isinstance(o, Mapping):
-                out.append(f"{ow} must be a mapping with 'text', 'correct' and 'explanation'")
+                out.append(f"{ow} must be a mapping with 'id', 'text', 'correct' and 'explanation'")
                 continue
             _check_keys(o, _OPTION_KEYS, ow, out)
+            _check_option_id(o.get("id", legacy_option_id(k - 1)), ow, option_ids, out)
             if "text" not in o:
                 out.append(f"{ow}: 'text' is missing")
             else:
@@ -502,6 +543,19 @@ def _validate_question(q: Any, n: int, source: str, seen: set[str], out: list[st
             return
         for k, b in enumerate(blanks, 1):
             _validate_blank(b, f"{where}: blank {k}", out)
+
+
+def _check_option_id(option_id: Any, ow: str, seen: set[str], out: list[str]) -> None:
+    """An option's ``id`` (its letter by position when it has none): lowercase letters, digits and dashes,
+    unique in its question."""
+    if not isinstance(option_id, str) or not option_id:
+        out.append(f"{ow}: 'id' must be a short name such as 'e' (unique in the question), got {option_id!r}")
+        return
+    if not ID_PATTERN.match(option_id):
+        out.append(f"{ow}: 'id' must use lowercase letters, digits and single dashes only, got {option_id!r}")
+    if option_id in seen:
+        out.append(f"{ow}: duplicate option id {option_id!r} (option ids must be unique in a question)")
+    seen.add(option_id)
 
 
 def _validate_blank(b: Any, bw: str, out: list[str]) -> None:

@@ -1,13 +1,15 @@
 """Grading, without any widget: ``grade(question, answer) -> Result``.
 
 Answers by question type:
-- ``single``: the index of the chosen option (``None`` = nothing chosen);
-- ``multiple``: an iterable of chosen indices (empty = nothing chosen);
+- ``single``: the chosen option, as its index in the bank's order or as its ``id`` (``None`` = nothing chosen);
+- ``multiple``: an iterable of chosen options, indices or ids (empty = nothing chosen);
 - ``fill``: a list of strings, one per blank (a plain string is accepted for a one-blank question).
 
 Scores are between 0 and 1. A single-choice answer scores 1 or 0. A multiple-choice answer scores
 ``(right picks - wrong picks) / number of correct options``, never below 0, and is correct only when it
-picks exactly the correct options. A fill-in answer scores the fraction of blanks that are right.
+picks exactly the correct options (:func:`partial_credit_text` says so to the student). Options are
+graded by identity: an index means the option at that place in ``question.options``, whatever order a
+student saw them in (:mod:`bertedu.teaching.quiz.shuffle`). A fill-in answer scores the fraction of blanks that are right.
 An empty answer is *not* graded: the result has ``answered=False`` and asks for an answer.
 
 Text blanks compare after :func:`normalize_text` (full-width → half-width, case folded, spaces dropped,
@@ -130,6 +132,7 @@ class OptionFeedback:
     selected: bool
     correct: bool
     explanation: str
+    id: str = ""
 
     @property
     def verdict(self) -> str:
@@ -199,6 +202,8 @@ class Result:
                 lines.append(t(key, self.language, option=o.text) + " " + o.explanation)
         if self.kind == "multiple" and self.missed:
             lines.append(missed_text(len(self.missed), self.language))
+        if self.kind == "multiple" and not self.is_correct:
+            lines.append(partial_credit_text(sum(o.correct for o in self.options), self.language))
         for b in self.blanks:
             lines.append(blank_line(b, self.language))
         return "\n".join(lines)
@@ -207,6 +212,11 @@ class Result:
 def missed_text(n: int, lang: str | None = None) -> str:
     """ "You missed 1 correct option ..." / "... 2 correct options ..." (multiple-choice feedback only)."""
     return t("missed_one", lang) if n == 1 else t("missed_many", lang, n=n)
+
+
+def partial_credit_text(n_correct: int, lang: str | None = None) -> str:
+    """How a multiple-choice answer is scored, in words (shown with its score)."""
+    return t("partial_credit", lang, n=n_correct)
 
 
 def blank_line(b: BlankFeedback, lang: str | None = None) -> str:
@@ -259,24 +269,33 @@ def grade_blank(blank: Blank, given: str) -> tuple[bool, bool]:
     return got in accepted, True
 
 
-def _choice_indices(question: Question, answer: object) -> tuple[int, ...]:
+def choice_indices(question: Question, answer: object) -> tuple[int, ...]:
+    """The bank positions an answer to a choice question picks, sorted, each once.
+
+    ``answer`` names options by index in ``question.options`` or by option id (the two may be mixed).
+    Raises ``ValueError`` for an answer of the wrong shape or an option the question does not have.
+    """
     n = len(question.options)
     if answer is None:
         return ()
     if question.type == "single":
         if isinstance(answer, (list, tuple, set, frozenset)):
             raise ValueError(
-                f"Question {question.id!r} is single-choice: give one option index, got {answer!r}."
+                f"Question {question.id!r} is single-choice: give one option index or id, got {answer!r}."
             )
         picks = (answer,)
     else:
         if isinstance(answer, (str, bytes)) or not isinstance(answer, Iterable):
             raise ValueError(
-                f"Question {question.id!r} is multiple-choice: give a list of option indices, got {answer!r}."
+                f"Question {question.id!r} is multiple-choice: give a list of option indices or ids, "
+                f"got {answer!r}."
             )
         picks = tuple(answer)
     out = []
     for i in picks:
+        if isinstance(i, str):
+            out.append(question.option_index(i))
+            continue
         try:
             k = operator.index(i)  # ints, including NumPy integers; not floats or strings
         except TypeError:
@@ -287,11 +306,26 @@ def _choice_indices(question: Question, answer: object) -> tuple[int, ...]:
     return tuple(sorted(set(out)))
 
 
+def _option_feedback(question: Question, picks: tuple[int, ...], lang: str) -> tuple[OptionFeedback, ...]:
+    """How each option of a choice question came out, in bank order, texts in ``lang``."""
+    return tuple(
+        OptionFeedback(
+            index=i,
+            text=pick(o.text, lang),
+            selected=i in picks,
+            correct=o.correct,
+            explanation=pick(o.explanation, lang),
+            id=o.id,
+        )
+        for i, o in enumerate(question.options)
+    )
+
+
 def grade(question: Question, answer: object, language: str | None = None) -> Result:
     """Grade ``answer`` to ``question``; texts in ``language`` (default: the current language).
 
-    Raises ``ValueError`` for an answer of the wrong shape (an option index out of range, a list for a
-    single-choice question, the wrong number of blanks). Introduced in notebook 00.
+    Raises ``ValueError`` for an answer of the wrong shape (an option index out of range or an unknown
+    option id, a list for a single-choice question, the wrong number of blanks).
     """
     lang = resolve(language)
     explanation = pick(question.explanation, lang)
@@ -304,20 +338,11 @@ def grade(question: Question, answer: object, language: str | None = None) -> Re
     )
 
     if question.type in ("single", "multiple"):
-        picks = _choice_indices(question, answer)
+        picks = choice_indices(question, answer)
         if not picks:
             need = "need_single" if question.type == "single" else "need_multiple"
             return Result(answered=False, score=0.0, is_correct=False, message=t(need, lang), **base)
-        options = tuple(
-            OptionFeedback(
-                index=i,
-                text=pick(o.text, lang),
-                selected=i in picks,
-                correct=o.correct,
-                explanation=pick(o.explanation, lang),
-            )
-            for i, o in enumerate(question.options)
-        )
+        options = _option_feedback(question, picks, lang)
         n_correct = len(question.correct_indices)
         right = sum(o.verdict == "right" for o in options)
         wrong = sum(o.verdict == "wrong" for o in options)

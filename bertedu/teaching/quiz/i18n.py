@@ -63,6 +63,13 @@ UI: dict[str, dict[str, str]] = {
     # per-option feedback
     "chose_right": {"en": "✓ You chose “{option}”: right.", "zh": "✓ 你选了“{option}”：正确。"},
     "chose_wrong": {"en": "✗ You chose “{option}”: wrong.", "zh": "✗ 你选了“{option}”：错误。"},
+    "partial_credit": {
+        "en": "How multiple choice is scored: +1 for each correct option you tick, -1 for each wrong one, "
+        "divided by the number of correct options ({n}), never below 0; full marks only for exactly the "
+        "correct options.",
+        "zh": "多选题的计分方法：每勾选一个正确选项 +1，每勾选一个错误选项 -1，再除以正确选项的个数（{n}），"
+        "最低为 0；只有恰好勾选全部正确选项才得满分。",
+    },
     "missed_one": {
         "en": "You missed 1 correct option; look again or show the solution.",
         "zh": "还有 1 个正确选项没有选；再看看，或查看答案。",
@@ -172,7 +179,7 @@ def set_language(lang: str | None) -> str:
     """Switch the course, every quiz widget included (live ones too), to ``lang`` (``"en"`` or ``"zh"``).
 
     :func:`bertedu.teaching.i18n.set_language`, returning the language now in use. ``None`` forgets the choice and
-    falls back to ``$BERTEDU_LANG`` / English. Introduced in notebook 00.
+    falls back to ``$BERTEDU_LANG`` / English.
     """
     _course.set_language(lang)
     return get_language()

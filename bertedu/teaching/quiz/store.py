@@ -1,8 +1,8 @@
 """The student's quiz progress: one JSON file, ``$BERTEDU_HOME/progress.json`` (default ``~/.bertedu``).
 
 What is stored, per notebook: for each question the number of graded attempts, the first, best and last
-score (0-1) and what was answered (the last 50 answers: the chosen option indices, or the strings typed
-into the blanks); for each flashcard whether it was last marked known.
+score (0-1) and what was answered (the last 50 answers: the ids of the chosen options, or the strings
+typed into the blanks); for each flashcard whether it was last marked known.
 
 Nothing is lost when several notebooks or processes answer at once: every change takes a lock
 (``progress.json.lock``, through :mod:`filelock`, which works on Linux, macOS and Windows), re-reads the
@@ -21,10 +21,14 @@ File layout (``version`` 1)::
      "notebooks": {"03_masking_strategy": {
          "questions": {"select-fraction": {
              "attempts": 2, "first": 0.0, "best": 1.0, "last": 1.0, "updated": "...",
-             "answers": [{"answer": [2], "score": 0.0, "at": "..."}, {"answer": [0], "score": 1.0, "at": "..."}]}},
+             "answers": [{"answer": ["c"], "score": 0.0, "at": "..."}, {"answer": ["a"], "score": 1.0, "at": "..."}]}},
          "cards": {"mask-80-10-10": {"known": true, "updated": "..."}}}}}
 
 ``first`` and ``answers`` were added later: files without them still load (``first`` is then unknown).
+A choice answer names options by their bank ``id`` (never by the place a student saw them in). Files
+written before options had ids hold whole numbers instead: the options' positions in the banks of that
+time, which :func:`option_ids` reads as the ids ``a``, ``b``, ``c`` ... the options were given when the
+banks were reordered (:func:`bertedu.teaching.quiz.banks.legacy_option_id`). Both forms load and validate.
 An export (:meth:`ProgressStore.export`) has the same layout plus ``"exported": "<time>"``.
 
 Introduced in notebook 00.
@@ -48,6 +52,7 @@ from typing import Any
 import filelock
 
 from bertedu.files import atomic_write_json
+from bertedu.teaching.quiz.banks import legacy_option_id
 from bertedu.teaching.quiz.i18n import pick
 
 ENV_HOME = "BERTEDU_HOME"
@@ -225,8 +230,15 @@ def _score(value: Any) -> float:
     return float(value)
 
 
+def option_ids(record: list) -> list[str]:
+    """The option ids a stored choice answer names: ids as they are, and the whole numbers of files saved
+    before options had ids as the ids of those positions (``[0, 2]`` → ``["a", "c"]``)."""
+    return [a if isinstance(a, str) else legacy_option_id(int(a)) for a in record]
+
+
 def answer_record(answer: Any) -> list | None:
-    """The stored form of an answer: option indices → a list of ints; typed blanks → a list of strings.
+    """The stored form of an answer: option ids (or, from old callers, positions of the old banks: see
+    :func:`option_ids`) → a list of strings (or ints); typed blanks → a list of strings.
 
     ``None`` stays ``None`` (nothing is stored). One index or one string is accepted as a one-item answer.
     Typed strings are stripped and cut to ``MAX_ANSWER_TEXT`` characters. Raises ``ValueError`` otherwise.
@@ -387,8 +399,8 @@ class ProgressStore:
     ) -> dict[str, Any]:
         """Count one graded attempt with ``score`` in [0, 1]; returns the updated entry.
 
-        ``answer`` (optional) is what was answered: option indices, or the strings typed into the blanks
-        (see :func:`answer_record`); it is kept so that an instructor's class report
+        ``answer`` (optional) is what was answered: the chosen options' ids, or the strings typed into the
+        blanks (see :func:`answer_record`); it is kept so that an instructor's class report
         (:mod:`bertedu.teaching.quiz.report`) can find the most chosen wrong option.
         """
         _name(notebook, "The notebook", "03_masking_strategy")

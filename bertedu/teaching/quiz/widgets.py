@@ -4,7 +4,7 @@ of every quiz widget (flashcards: :mod:`bertedu.teaching.quiz.flashcards`; progr
 Every widget exposes its parts as attributes, so a test (or a curious student) can drive it::
 
     w = SingleChoiceWidget(question)
-    w.options_box.value = 2          # choose option 2 (RadioButtons; values are option indices)
+    w.options_box.value = 2          # choose option 2 (RadioButtons; values are the options' bank indices)
     w.submit.click()                 # grade it
     w.feedback.value                 # "✓ Correct ..." or "✗ Not quite ..." with the option's explanation
 
@@ -16,9 +16,13 @@ Named children, by widget:
   (the saved state: "Answered before · best score 1/1 · 2 attempts"); plus ``result`` (last
   :class:`Result`), ``attempts`` (all graded attempts, earlier sessions included) and ``previous`` (the
   saved entry found when the widget was built, or ``None``);
-  - :class:`SingleChoiceWidget`: ``options_box`` (``RadioButtons``, value = option index or ``None``);
-  - :class:`MultipleChoiceWidget`: ``options_box`` (a ``VBox``) holding ``checkboxes`` (one
-    ``Checkbox`` per option, labelled with its text);
+  - choice questions: ``order`` (the bank indices of the options in the order this student sees them,
+    :func:`bertedu.teaching.quiz.shuffle.option_order`) and ``scoring`` (multiple choice: how partial credit
+    is counted);
+  - :class:`SingleChoiceWidget`: ``options_box`` (``RadioButtons`` listed in ``order``, value = the chosen
+    option's bank index or ``None``);
+  - :class:`MultipleChoiceWidget`: ``options_box`` (a ``VBox``, boxes in ``order``) and ``checkboxes`` (one
+    ``Checkbox`` per option in bank order, labelled with its text);
   - :class:`FillInWidget`: ``blanks`` (one ``Text`` per blank, labelled), inside ``options_box``;
 - :class:`QuizSection`: ``questions`` (the question widgets);
 - :class:`FlashcardDeck`: ``card`` (the visible side), ``position``, ``status``, ``flip``, ``previous``,
@@ -34,9 +38,12 @@ only symbols that DejaVu Sans draws (✓ ✗ ☐ ○), so nothing shows as an em
 
 Saved progress shows in the live widgets: a question answered before a kernel restart says so ("Answered
 before · best score 1/1 · 2 attempts") and has its last answer filled in, and flashcards show their saved
-marks. The static fallback never depends on progress, so a notebook's saved output is the same every time
-it runs. Without a widget front end (GitHub, nbviewer, HTML export) a widget shows that ``text/html`` /
-``text/plain`` fallback: the prompt and the options, never the answers or explanations.
+marks. Each student sees the options of a choice question in their own order, stable across sessions
+(:mod:`bertedu.teaching.quiz.shuffle`); saved answers name options by id. The static fallback never depends
+on progress or on the student (it lists options in the bank's order), so a notebook's saved output is the
+same every time and on every machine it runs (nbval compares it). Without a widget front end (GitHub,
+nbviewer, HTML export) a widget shows that ``text/html`` / ``text/plain`` fallback: the prompt and the
+options, never the answers or explanations.
 
 Introduced in notebook 00.
 """
@@ -52,10 +59,20 @@ import ipywidgets as widgets
 
 from bertedu.teaching.quiz import i18n
 from bertedu.teaching.quiz.banks import Question
-from bertedu.teaching.quiz.core import Result, blank_label, blank_line, grade, missed_text, solution_lines
+from bertedu.teaching.quiz.core import (
+    Result,
+    blank_label,
+    blank_line,
+    choice_indices,
+    grade,
+    missed_text,
+    partial_credit_text,
+    solution_lines,
+)
 from bertedu.teaching.quiz.i18n import LANGUAGE_LABELS, LANGUAGES, pick, t
 from bertedu.teaching.quiz.render import markdown_to_html, plain_text
-from bertedu.teaching.quiz.store import answer_record, get_store
+from bertedu.teaching.quiz.shuffle import option_order
+from bertedu.teaching.quiz.store import answer_record, get_store, option_ids
 
 _LANGUAGE_NAMES = {"en": "English", "zh": "简体中文"}
 _BOX = "border:1px solid var(--jp-border-color1, #bbb);border-radius:6px;padding:0.6em 0.9em;margin:0.3em 0"
@@ -171,8 +188,10 @@ class QuestionWidget(_QuizWidget):
         self.previous: dict | None = get_store().question(question.notebook, question.id) if record else None
         self.attempts = self.previous["attempts"] if self.previous else 0
 
+        self.order = option_order(question) if question.options else ()
         self.prompt = widgets.HTMLMath()
         self.options_box = self._make_controls()
+        self.scoring = widgets.HTML()
         self.submit = widgets.Button(button_style="primary", icon="check")
         self.hint_button = widgets.Button(icon="lightbulb")
         self.solution_button = widgets.Button(icon="book-open", disabled=self.previous is None)
@@ -191,6 +210,7 @@ class QuestionWidget(_QuizWidget):
             self.header,
             self.prompt,
             self.options_box,
+            self.scoring,
             self.buttons,
             self.saved,
             self.hint,
@@ -215,8 +235,8 @@ class QuestionWidget(_QuizWidget):
         """The answer currently entered in the controls, in the form :func:`grade` expects."""
         raise NotImplementedError
 
-    def _fill_controls(self, answer: list) -> None:
-        """Put a saved answer (option indices or typed strings) back into the controls."""
+    def _fill_controls(self, answer: object) -> None:
+        """Put a saved answer back into the controls (as :func:`grade` takes it: bank indices or strings)."""
         raise NotImplementedError
 
     def _restore_answer(self, entry: dict) -> None:
@@ -226,16 +246,28 @@ class QuestionWidget(_QuizWidget):
             return
         last = answers[-1]["answer"]
         try:
-            grade(self.question, self._answer_from_record(last), self.lang)  # raises if it no longer fits
-            self._fill_controls(last)
+            answer = self._answer_from_record(last)
+            grade(self.question, answer, self.lang)  # raises if it no longer fits
+            self._fill_controls(answer)
         except (ValueError, TypeError, IndexError):
             pass
 
     def _answer_from_record(self, record: list) -> object:
-        """A stored answer in the form :func:`grade` expects."""
+        """A stored answer in the form :func:`grade` expects (choice answers: bank indices)."""
+        if self.question.type == "fill":
+            return record
+        ids = option_ids(record)  # whole numbers from before options had ids name positions a, b, c ...
         if self.question.type == "single":
-            return record[0] if len(record) == 1 else record
-        return record
+            if len(ids) != 1:
+                raise ValueError(f"a single-choice answer names one option, got {record!r}")
+            return self.question.option_index(ids[0])
+        return [self.question.option_index(i) for i in ids]
+
+    def _record(self, answer: object) -> list | None:
+        """What is saved of an answer: the chosen options' ids, or the typed strings."""
+        if self.question.type == "fill":
+            return answer_record(answer)
+        return [self.question.options[i].id for i in choice_indices(self.question, answer)]
 
     # -- actions -------------------------------------------------------------------------------------
     def check(self) -> Result:
@@ -252,7 +284,7 @@ class QuestionWidget(_QuizWidget):
         if self.record:
             try:
                 entry = get_store().record_attempt(
-                    self.question.notebook, self.question.id, result.score, answer=answer_record(answer)
+                    self.question.notebook, self.question.id, result.score, answer=self._record(answer)
                 )
                 self.attempts = entry["attempts"]  # counts attempts from other sessions and widgets too
             except OSError as err:  # a read-only home must not break the quiz (ProgressError says why)
@@ -305,6 +337,11 @@ class QuestionWidget(_QuizWidget):
         self.title.value = f"<strong>{_esc(self._heading_text(lang))}</strong>"
         self.prompt.value = markdown_to_html(pick(q.prompt, lang))
         self._relabel_controls()
+        self.scoring.value = (
+            f"<p><small>{_esc(partial_credit_text(len(q.correct_indices), lang))}</small></p>"
+            if q.type == "multiple"
+            else ""
+        )
         self.submit.description = t("check", lang)
         self.hint_button.description = t("hint_hide" if self._show_hint else "hint_show", lang)
         self.solution_button.description = t(
@@ -340,6 +377,8 @@ class QuestionWidget(_QuizWidget):
                 items.append(f"<li>{_esc(line)} {markdown_to_html(o.explanation)}</li>")
         if r.kind == "multiple" and r.missed:  # on a single choice, a wrong pick already says it all
             items.append(f"<li>{_esc(missed_text(len(r.missed), lang))}</li>")
+        if r.kind == "multiple" and not r.is_correct:  # the score above: say how it was counted
+            items.append(f"<li>{_esc(partial_credit_text(len(self.question.correct_indices), lang))}</li>")
         for b in r.blanks:
             items.append(f"<li>{_esc(blank_line(b, lang))}</li>")
         body = f"<ul>{''.join(items)}</ul>"
@@ -410,14 +449,14 @@ class SingleChoiceWidget(QuestionWidget):
 
     def _make_controls(self) -> widgets.RadioButtons:
         box = widgets.RadioButtons(
-            options=[(str(i), i) for i in range(len(self.question.options))],
+            options=[(str(i), i) for i in self.order],  # this student's order; values are bank indices
             value=None,
             layout=widgets.Layout(width="auto"),
         )
         return box
 
     def _relabel_controls(self) -> None:
-        labels = [(plain_text(pick(o.text, self.lang)), i) for i, o in enumerate(self.question.options)]
+        labels = [(plain_text(pick(self.question.options[i].text, self.lang)), i) for i in self.order]
         if list(self.options_box.options) != labels:
             keep = self.options_box.index
             self.options_box.options = labels  # resets the selection; put it back
@@ -427,8 +466,8 @@ class SingleChoiceWidget(QuestionWidget):
     def answer(self) -> int | None:
         return self.options_box.value
 
-    def _fill_controls(self, answer: list) -> None:
-        self.options_box.value = answer[0]
+    def _fill_controls(self, answer: int) -> None:
+        self.options_box.value = answer
 
     def _static_controls(self, lang: str) -> list[str]:
         return [f"○ {_inline(pick(o.text, lang))}" for o in self.question.options]
@@ -440,11 +479,11 @@ class MultipleChoiceWidget(QuestionWidget):
     kind_key = "kind_multiple"
 
     def _make_controls(self) -> widgets.VBox:
-        self.checkboxes = [
+        self.checkboxes = [  # bank order, so checkboxes[i] is option i; shown in this student's order
             widgets.Checkbox(value=False, indent=False, layout=widgets.Layout(width="auto"))
             for _ in self.question.options
         ]
-        return widgets.VBox(self.checkboxes)
+        return widgets.VBox([self.checkboxes[i] for i in self.order])
 
     def _relabel_controls(self) -> None:
         for box, option in zip(self.checkboxes, self.question.options):

@@ -82,7 +82,7 @@ def stack_attentions(attentions, batch_index: int = 0) -> np.ndarray:
     """One sequence's attention from every layer and head as a NumPy array of shape (L, heads, T, T).
 
     ``attentions`` is ``out.attentions`` (tuple of ``(B, heads, T, T)``, one per layer), a ``(L, heads, T, T)``
-    or a ``(L, B, heads, T, T)`` array; ``batch_index`` picks the sequence. Introduced in notebook 08.
+    or a ``(L, B, heads, T, T)`` array; ``batch_index`` picks the sequence.
     """
     arr = layers_array(attentions)  # (L, B, heads, T, T)
     batch = arr.shape[1]
@@ -103,7 +103,7 @@ def check_index(index, size: int, what: str) -> int:
 def attention_matrix(attentions, layer: int, head: int | str = "mean", *, batch_index: int = 0) -> np.ndarray:
     """The (T, T) attention matrix of one head (or the mean over heads, ``head="mean"``) of one layer.
 
-    Rows are queries (the token attending), columns keys (the token attended to). Introduced in notebook 08.
+    Rows are queries (the token attending), columns keys (the token attended to).
     """
     arr = stack_attentions(attentions, batch_index)  # (L, heads, T, T)
     layer = check_index(layer, arr.shape[0], "layer")

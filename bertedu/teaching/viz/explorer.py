@@ -31,7 +31,7 @@ def compute_attentions(
     ``attentions`` is a NumPy array (L, heads, T, T); ``tokens`` the T token strings, [CLS] and [SEP]
     included. The model is put in eval mode (no dropout) for the call and restored afterwards; gradients
     are off. Works with bertedu's models and tokenizers (and Hugging Face's: load those with
-    ``attn_implementation="eager"`` so they return attention weights). Introduced in notebook 08.
+    ``attn_implementation="eager"`` so they return attention weights).
     """
     import torch
 
@@ -99,8 +99,6 @@ class AttentionExplorer:
         dpi: int = 100,
         cmap: str = "viridis",
     ):
-        import ipywidgets as widgets
-
         if attention_fn is None:
             if model is None or tokenizer is None:
                 raise ValueError(
@@ -124,6 +122,25 @@ class AttentionExplorer:
         self._text, self._text_pair = "", None  # the sentence(s) whose attention is shown
         self._quiet = False  # True while select() sets several widgets (one redraw at the end)
 
+        self._build_widgets(text, text_pair, hide_special)
+
+        if text.strip():
+            self._compute(raise_errors=True)
+            self.layer_slider.value = check_index(layer, self.attentions.shape[0], "layer")
+            self.head_dropdown.value = (
+                head if head == "mean" else check_index(head, self.attentions.shape[1], "head")
+            )
+            self._redraw()
+        for control in (self.text_box, self.pair_box):
+            control.observe(self._on_text, names="value")
+        for control in (self.layer_slider, self.head_dropdown, self.hide_special):
+            control.observe(self._on_view, names="value")
+
+    def _build_widgets(self, text: str, text_pair: str | None, hide_special: bool) -> None:
+        """The controls (sentence, pair, layer, head, hide-special), the status line and the plot's output area,
+        stacked in ``self.widget``."""
+        import ipywidgets as widgets
+
         wide = widgets.Layout(width="48%")
         self.text_box = widgets.Text(value=text, description="sentence", continuous_update=False, layout=wide)
         self.pair_box = widgets.Text(
@@ -143,7 +160,7 @@ class AttentionExplorer:
             description=f"hide {'/'.join(self.special_tokens)} columns",
         )
         self.status = widgets.HTML(layout=widgets.Layout(min_height="1.5em"))
-        self.output = widgets.Output(layout=widgets.Layout(height=f"{height}px", overflow="hidden"))
+        self.output = widgets.Output(layout=widgets.Layout(height=f"{self.height}px", overflow="hidden"))
         self.widget = widgets.VBox(
             [
                 widgets.HBox([self.text_box, self.pair_box]),
@@ -152,18 +169,6 @@ class AttentionExplorer:
                 self.output,
             ]
         )
-
-        if text.strip():
-            self._compute(raise_errors=True)
-            self.layer_slider.value = check_index(layer, self.attentions.shape[0], "layer")
-            self.head_dropdown.value = (
-                head if head == "mean" else check_index(head, self.attentions.shape[1], "head")
-            )
-            self._redraw()
-        for control in (self.text_box, self.pair_box):
-            control.observe(self._on_text, names="value")
-        for control in (self.layer_slider, self.head_dropdown, self.hide_special):
-            control.observe(self._on_view, names="value")
 
     # --- what is selected ----------------------------------------------------------------------------------
     @property

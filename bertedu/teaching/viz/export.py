@@ -27,7 +27,7 @@ def save_figure(fig, path: str | os.PathLike, *, dpi: int = 150, **savefig_kwarg
 
     Works on the closed figures that the plotting functions return. Written atomically, with no
     timestamp in SVG/PDF metadata, so re-saving an unchanged figure gives an identical file.
-    Returns the path. Introduced in notebook 08.
+    Returns the path.
     """
     if not hasattr(fig, "savefig") and hasattr(getattr(fig, "figure", None), "savefig"):
         fig = fig.figure  # an Axes: save its figure
@@ -61,7 +61,7 @@ def save_attention_csv(
 
     The first row holds the key tokens, the first column the query tokens; numbers are written with full
     precision, so :func:`load_attention_csv` gives the matrix back exactly. ``key_tokens`` labels the
-    columns when they differ from the rows (e.g. after hiding [CLS]/[SEP]). Introduced in notebook 08.
+    columns when they differ from the rows (e.g. after hiding [CLS]/[SEP]).
     """
     matrix = to_numpy(matrix, "matrix")
     if matrix.ndim != 2:
@@ -79,7 +79,7 @@ def save_attention_csv(
 def load_attention_csv(path: str | os.PathLike) -> tuple[np.ndarray, list[str], list[str]]:
     """Read a CSV written by :func:`save_attention_csv`: ``(matrix, query_tokens, key_tokens)``.
 
-    Duplicate tokens (two "the") are kept as they are, unlike ``pandas.read_csv``. Introduced in notebook 08.
+    Duplicate tokens (two "the") are kept as they are, unlike ``pandas.read_csv``.
     """
     with open(path, newline="", encoding="utf-8") as fh:
         table = list(csv.reader(fh))
@@ -106,7 +106,7 @@ def to_bertviz(
     Returns ``{"attention": (tensor (1, heads, T, T), ...) one per layer, "tokens": [...],
     "sentence_b_start": int or None}``, so ``bertviz.head_view(**viz.to_bertviz(out.attentions, tokens))``
     works for users who installed bertviz (the course does not need it). Padding is cut off unless
-    ``hide_padding=False``. Introduced in notebook 08.
+    ``hide_padding=False``.
     """
     import torch
 

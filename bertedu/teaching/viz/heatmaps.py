@@ -78,7 +78,6 @@ def plot_attention(
 
     Returns the Figure if ``ax`` is None (already closed: it displays once as the cell's value), else ``ax``.
     The drawn matrix equals ``attn`` with padding (and ``hide_keys``) removed.
-    Introduced in notebooks 01 and 08.
     """
     view = make_view(
         attn,
@@ -98,6 +97,19 @@ def plot_attention(
         fig, ax = new_figure(figsize or (side + 1.3, side), layout="constrained")
     else:
         fig = ax.figure
+    _draw_heatmap(ax, view, cmap=cmap, vmin=vmin, vmax=vmax, cbar=cbar, annotate=annotate, fmt=fmt)
+    if sep_boundary:
+        draw_boundary(ax, view)
+    lines = [line for line in (title, hidden_note(hide_keys, renormalize)) if line]
+    if lines:
+        ax.set_title("\n".join(lines), fontsize=10)
+    return finish(fig, ax, own)
+
+
+def _draw_heatmap(ax, view: AttentionView, *, cmap, vmin, vmax, cbar: bool, annotate: bool, fmt: str) -> None:
+    """:func:`plot_attention`'s heatmap of ``view.matrix`` on ``ax``: keys across, queries down, token labels
+    sized for the number of tokens."""
+    n_rows, n_cols = view.matrix.shape
     sns.heatmap(
         view.matrix,
         ax=ax,
@@ -117,12 +129,6 @@ def plot_attention(
     ax.tick_params(axis="y", labelrotation=0, labelsize=label_fontsize(n_rows))
     ax.set_xlabel(translate(KEY_LABEL))
     ax.set_ylabel(translate(QUERY_LABEL))
-    if sep_boundary:
-        draw_boundary(ax, view)
-    lines = [line for line in (title, hidden_note(hide_keys, renormalize)) if line]
-    if lines:
-        ax.set_title("\n".join(lines), fontsize=10)
-    return finish(fig, ax, own)
 
 
 def draw_boundary(ax, view: AttentionView, linewidth: float = 1.5) -> None:
@@ -284,7 +290,7 @@ def plot_attention_grid(
     vmax: top of the shared colour scale; None = the largest weight in the grid (one colour bar for all).
     show_labels: token labels on the left column and bottom row (default: only when T <= 16).
 
-    Returns the Figure (closed; displays once as the cell's value). Introduced in notebook 08.
+    Returns the Figure (closed; displays once as the cell's value).
     """
     arr = stack_attentions(attentions, batch_index)  # (L, heads, T, T)
     n_layers, n_heads, T, _ = arr.shape
@@ -336,7 +342,7 @@ def plot_mean_attention(
     Averaging the heads' (T, T) matrices keeps rows summing to 1. With ``layer`` set this is
     :func:`plot_attention` of the mean (same keyword options, ``ax`` allowed, Figure or Axes returned);
     with ``layer=None`` it draws every layer side by side on one shared colour scale and returns the
-    Figure (keyword options as for :func:`plot_attention_grid`). Introduced in notebook 08.
+    Figure (keyword options as for :func:`plot_attention_grid`).
     """
     arr = stack_attentions(attentions, batch_index)  # (L, heads, T, T)
     tokens, attention_mask = _sequence_inputs(tokens, attention_mask, batch_index)

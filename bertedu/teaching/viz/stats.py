@@ -118,7 +118,6 @@ def head_statistics(
 
     Returns a list of dicts, one per (layer, head) in layer-major order, with keys
     ``layer, head, cls, sep, previous, next, self, entropy`` (a pandas DataFrame if ``as_frame``).
-    Introduced in notebook 08.
     """
     att = layers_array(attentions)  # (L, B, heads, T, T)
     L, B, A, T, _ = att.shape
@@ -172,7 +171,7 @@ def find_heads(
 
     stats: the output of :func:`head_statistics` (list of dicts or DataFrame).
     kind: "previous", "next", "self" (positional heads) or "cls", "sep" (delimiter heads).
-    top: keep only the ``top`` strongest. Introduced in notebook 08.
+    top: keep only the ``top`` strongest.
     """
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {', '.join(KINDS)}; got {kind!r}.")

@@ -77,7 +77,7 @@ def plot_loss_curves(
     smooth: trailing moving-average window for train curves (the raw curve stays, faint).
     logy: log scale for the loss panel. ax: draw every metric into this one Axes instead.
 
-    Returns the Figure (closed; displays once as the cell's value) or ``ax``. Introduced in notebook 06.
+    Returns the Figure (closed; displays once as the cell's value) or ``ax``.
     """
     records = _history_records(history)
     if not isinstance(smooth, int) or smooth < 1:
@@ -200,7 +200,6 @@ def plot_masking_statistics(
         ``bertedu.core.masking.MaskingResult`` can be passed directly.
     expected: the fractions to compare with; default BERT's 0.12 / 0.015 / 0.015 / 0.85.
     Each bar is annotated with its percentage. Returns the Figure (closed) or ``ax``.
-    Introduced in notebook 03.
     """
     counts = _as_mapping(counts)
     observed = _fractions(counts, "counts")

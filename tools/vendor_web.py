@@ -1,0 +1,119 @@
+"""Vendor the JavaScript packages of the course's web pages: only the few files a page loads, no CDN at view time.
+
+    python tools/vendor_web.py [--out build/web/vendor]
+
+installs ``web/package.json`` exactly as ``web/package-lock.json`` pins it (``npm ci --ignore-scripts``: versions and
+integrity hashes from the lock, no install scripts) in a scratch folder, ``build/web/npm``, and copies into the
+output folder the files listed in :data:`FILES`, with a ``NOTICE`` naming each package, its version and licence.
+Nothing is downloaded again while the lock file is unchanged (a stamp holds its SHA-256).
+
+What is vendored, and why not committed: onnxruntime-web's WebAssembly build (the mini-BERT page) is one ES module
+of 50 kB (``ort.wasm.min.mjs``, the API), its 24 kB loader (``ort-wasm-simd-threaded.mjs``) and a 14 MB ``.wasm``
+binary. The package itself is 136 MB of variants (WebGPU, WebGL, JSPI, asyncify, source maps) that a page never
+loads. A 14 MB binary that changes with every release would bloat the repository's history, and the lock file
+pins it byte for byte anyway, so it is built, not committed: ``build/`` is ignored by git, and the site build copies
+the vendored folder next to the pages. Introduced for the course's web site.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import shutil
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+WEB = ROOT / "web"
+DEFAULT_OUT = ROOT / "build" / "web" / "vendor"
+SCRATCH = ROOT / "build" / "web" / "npm"
+
+#: package → the files of its ``dist`` folder that the pages load (a 1-thread WebAssembly build: a plain static
+#: host sends no cross-origin-isolation headers, so the browser has no shared memory for threads anyway).
+FILES: dict[str, tuple[str, ...]] = {
+    "onnxruntime-web": ("ort.wasm.min.mjs", "ort-wasm-simd-threaded.mjs", "ort-wasm-simd-threaded.wasm"),
+}
+
+
+def lock_digest() -> str:
+    """SHA-256 of web/package.json and web/package-lock.json: what the vendored files were made from."""
+    digest = hashlib.sha256()
+    for name in ("package.json", "package-lock.json"):
+        digest.update((WEB / name).read_bytes())
+    return digest.hexdigest()
+
+
+def npm_ci(scratch: Path) -> Path:
+    """``npm ci`` of web/package-lock.json in ``scratch``; returns its node_modules folder."""
+    npm = shutil.which("npm")
+    if npm is None:
+        raise FileNotFoundError("npm is not installed: install Node.js (Debian: apt-get install nodejs npm).")
+    scratch.mkdir(parents=True, exist_ok=True)
+    for name in ("package.json", "package-lock.json"):
+        shutil.copy2(WEB / name, scratch / name)
+    done = subprocess.run(
+        [npm, "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"],
+        cwd=scratch,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"npm ci failed in {scratch}:\n{done.stderr.strip()[-2000:]}")
+    return scratch / "node_modules"
+
+
+def vendor(out: Path = DEFAULT_OUT, scratch: Path = SCRATCH) -> list[Path]:
+    """Copy :data:`FILES` into ``out/PACKAGE/`` (after ``npm ci`` when the lock changed); returns the files."""
+    stamp = out / ".lock-sha256"
+    wanted = [out / package / name for package, names in FILES.items() for name in names]
+    if stamp.is_file() and stamp.read_text().strip() == lock_digest() and all(p.is_file() for p in wanted):
+        return wanted
+    modules = npm_ci(scratch)
+    notices = []
+    for package, names in FILES.items():
+        meta = json.loads((modules / package / "package.json").read_text(encoding="utf-8"))
+        target = out / package
+        if target.exists():
+            shutil.rmtree(target)
+        target.mkdir(parents=True)
+        for name in names:
+            shutil.copy2(modules / package / "dist" / name, target / name)
+        notices.append(
+            f"{package} {meta['version']} ({meta.get('license', 'see its package')}): {', '.join(names)}"
+        )
+    (out / "NOTICE").write_text(
+        "Vendored by tools/vendor_web.py from web/package-lock.json; each package's licence applies to its files.\n"
+        + "\n".join(notices)
+        + "\n",
+        encoding="utf-8",
+    )
+    stamp.write_text(lock_digest() + "\n")
+    shutil.rmtree(modules)  # 136 MB of variants no page loads; npm ci starts from nothing anyway
+    return wanted
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python tools/vendor_web.py",
+        description="Copy the files the web pages load from npm packages pinned by web/package-lock.json.",
+    )
+    parser.add_argument(
+        "--out", type=Path, default=DEFAULT_OUT, help=f"output folder (default: {DEFAULT_OUT})"
+    )
+    args = parser.parse_args(argv)
+    try:
+        files = vendor(args.out)
+    except (FileNotFoundError, RuntimeError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 1
+    total = sum(p.stat().st_size for p in files) / 1e6
+    print(f"Vendored {len(files)} files ({total:.1f} MB) into {args.out}.")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
