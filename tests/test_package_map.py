@@ -19,7 +19,11 @@ PACKAGE = ROOT / "bertedu"
 LAYERS = {
     "core": {"core"},  # BERT itself: a reader of the model sees nothing else
     "training": {"core", "scaleout", "training"},  # the loop runs one process or several, in memory or shards
-    "scaleout": {"core", "training", "scaleout"},  # DDP and shards serve the loop and stream its data pipeline
+    "scaleout": {
+        "core",
+        "training",
+        "scaleout",
+    },  # DDP and shards serve the loop and stream its data pipeline
     "teaching": {"core", "training", "scaleout", "teaching"},  # quizzes, exercises, plots: never the course
     "course": {"core", "training", "scaleout", "teaching", "course"},  # the recipes: the application layer
 }

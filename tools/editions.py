@@ -47,7 +47,9 @@ END_HIDDEN = "### END HIDDEN TESTS"
 STUB_RAISE = 'raise NotImplementedError("your code here: replace this line, then run the check below")'
 STUB_COMMENT = "# YOUR CODE HERE"
 
-EXERCISE_IMPORT = re.compile(r"^\s*from\s+bertedu\.teaching\.exercises\s+import\s+(\w+)\s+as\s+(\w+)\s*$", re.M)
+EXERCISE_IMPORT = re.compile(
+    r"^\s*from\s+bertedu\.teaching\.exercises\s+import\s+(\w+)\s+as\s+(\w+)\s*$", re.M
+)
 CHECK_CALL = re.compile(r"^\s*(?P<alias>\w+)\.(?P<name>\w+)\.check\((?P<args>.*)\)\s*(#.*)?$", re.M)
 HELP_CALL = re.compile(r"\b\w+\.\w+\.(hint|solution)\(")
 
