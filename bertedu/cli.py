@@ -247,6 +247,7 @@ def main(argv: list[str] | None = None) -> int:
             )
     except ProcessGroupError as err:  # another process of a torchrun job stopped: this one cannot go on
         print(f"{parser.prog}: error: {_one_line(err)}", file=sys.stderr)
+        _state["group_broken"] = True
         return 1
     except TrainingInterrupted as stop:
         if not main_process:
@@ -286,5 +287,20 @@ def _one_line(err: object) -> str:
     return " ".join(str(err).split()) or repr(err)
 
 
+#: What ``main`` found that the program's exit must know.
+_state = {"group_broken": False}
+
+
+def _exit(status: int) -> None:
+    """Exit with ``status``. After a torchrun partner died, leave at once (``os._exit``, the streams flushed):
+    tearing down a process group whose peer is gone can abort in gloo's C++ threads ("terminate called without
+    an active exception", exit status -6) after the clear message was already printed."""
+    if _state["group_broken"]:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(status)
+    sys.exit(status)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    _exit(main())

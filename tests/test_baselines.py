@@ -26,6 +26,10 @@ from bertedu.course.baselines import (
     read_masked_word_items,
     read_nsp_items,
     shares_content_word,
+    sliding_window_span,
+    span_baselines,
+    stem,
+    template_span,
 )
 
 TINY_CORPUS = ["the cat drinks milk", "the dog drinks water", "the cat sits on the mat"]
@@ -242,3 +246,67 @@ def test_the_order_cue_rule_beats_every_order_blind_rule_on_the_swapped_file():
     ]
     assert overlap_nsp_accuracy(items) == 0.5
     assert order_cue_nsp_accuracy(items) == 88 / 120  # notebook 06 quotes 0.733
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Span extraction
+
+
+def test_stem_meets_the_question_s_verb():
+    assert [stem(w) for w in ("sits", "watches", "flies", "glass", "sit", "is")] == [
+        "sit",
+        "watch",
+        "fly",
+        "glass",
+        "sit",
+        "is",
+    ]
+
+
+def test_sliding_window_takes_the_span_whose_neighbours_match_the_question():
+    # question content stems {cat, sit}. "on the mat" has "cat sits" in its left window (2 points); so has
+    # "the dog runs" (right window "the cat sits on"): the tie goes to the earlier span.
+    context = "the dog runs the cat sits on the mat"
+    assert sliding_window_span("where does the cat sit", context) == "the dog runs"
+    # with a window of one word, a span scores 1 if its neighbour is "cat" or "sits": "on", "on the", "on the
+    # mat" (after "sits") and "sings today the" (before "cat"); the longest win, then the earlier
+    assert sliding_window_span(
+        "where does the cat sit", "a bird sings today the cat sits on the mat", window=1
+    ) == ("sings today the")
+    # no candidate repeats a question word ("cow", "eats"): "the" and "grass" both see both words; the earlier wins
+    assert sliding_window_span("what does the cow eat", "the cow eats grass", max_answer_length=1) == "the"
+    with pytest.raises(ValueError, match="question and a context"):
+        sliding_window_span("", "the cow eats grass")
+
+
+def test_template_rule_answers_each_wh_type_by_hand():
+    context = "every morning the small bird sits on a branch the man reads the paper the moon shines at night"
+    assert (
+        template_span("who sits on a branch", context) == "the small bird"
+    )  # the subject, back to its article
+    assert template_span("what does the man read", context) == "the paper"  # the noun phrase after the verb
+    assert template_span("where does the bird sit", context) == "on a branch"  # preposition + noun phrase
+    assert template_span("when does the bird sit on a branch", context) == "every morning"  # opens the clause
+    assert template_span("when does the moon shine", context) == "at night"  # closes the clause
+    assert (
+        template_span("what does the cow give", "the big cow gives milk the dog runs") == "milk"
+    )  # bare noun
+    assert template_span("what shines at night", context) == "the moon"  # a subject question with "what"
+    assert template_span("where does the horse sleep", context) == ""  # no such clause
+
+
+def test_span_baselines_score_with_squad_metrics():
+    train = [("who eats cheese", "the mouse eats cheese", "the mouse")]  # longest training answer: 2 words
+    test = [
+        ("where does the cat sit", "the cat sits on the mat", "on the mat"),  # template: right
+        ("what does the dog chase", "the dog chases the ball", "the ball"),  # template: right
+    ]
+    scores = span_baselines(train, test)
+    assert scores["template"] == {"exact_match": 1.0, "f1": 1.0}
+    # sliding window, answers of at most 2 words: "on the" (EM 0, F1 of "on" vs "on mat" = 2·1·½/(1 + ½) = 2/3)
+    # and "the ball" (EM 1, F1 1)
+    assert [sliding_window_span(q, c, 2) for q, c, _ in test] == ["on the", "the ball"]
+    assert scores["sliding_window"]["exact_match"] == 0.5
+    assert scores["sliding_window"]["f1"] == pytest.approx((2 / 3 + 1) / 2)
+    with pytest.raises(ValueError, match="question, context, answer"):
+        span_baselines(train, [])

@@ -18,12 +18,15 @@ rule a student could write in five lines gets on the same items:
   baseline (naive Bayes on the second sentence alone, :func:`pair_baselines`). A pair task whose label
   really depends on both sentences leaves the last one at chance. :func:`sentence_baselines` and
   :func:`pair_baselines` return all of them for a task.
+- **Span extraction** (notebook 07): :func:`sliding_window_span` (the span whose neighbourhood shares
+  most words with the question, Rajpurkar et al. 2016) and :func:`template_span` (the grammar of the
+  course's questions written as a rule); :func:`span_baselines` scores both with SQuAD's exact match and F1.
 
 Everything here is plain Python over plain lists (the scores come from :mod:`bertedu.training.metrics`), deterministic (ties are broken alphabetically), and takes
 plain lists, so the baselines do not depend on how the model code is organised. Words are the
 lower-case, space-separated words of the course's files (:func:`words`).
 
-Introduced in notebook 06 (NSP and masked-word baselines) and notebook 07 (classification baselines).
+Introduced in notebook 06 (NSP and masked-word baselines) and notebook 07 (classification and span baselines).
 """
 
 from __future__ import annotations
@@ -43,7 +46,7 @@ from bertedu.training.evalsets import (
     load_nsp_items,
     split_answers,
 )
-from bertedu.training.metrics import accuracy, macro_f1
+from bertedu.training.metrics import accuracy, macro_f1, squad_scores
 
 #: Function words of the course vocabulary: determiners, prepositions, conjunctions, pronouns, question
 #: words, auxiliaries and a few adverbs. Every other word is a *content word*.
@@ -458,4 +461,161 @@ def sentence_baselines(
     return {
         "majority": majority_accuracy(train_labels, test_labels),
         "bag_of_words": bag_of_words_accuracy(train_texts, train_labels, test_texts, test_labels),
+    }
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Span extraction (notebook 07)
+
+#: Words on each side of a candidate span that :func:`sliding_window_span` compares with the question (picked
+#: on the training split of ``data/finetune/span_extraction``: 3, 4 and 5 tried).
+SPAN_WINDOW = 4
+#: Words that name a time of day: the heads of the phrases :func:`template_span` answers "when" with.
+TIME_WORDS = frozenset({"morning", "evening", "night", "day", "breakfast", "lunch", "dinner", "noon"})
+_DETERMINERS = frozenset({"the", "a", "an"})
+
+
+def stem(word: str) -> str:
+    """A crude stemmer for the course's words, so that a question's "sit" meets the context's "sits":
+    ``-ies`` -> ``-y``, ``-ches/-shes/-sses/-xes`` lose ``es``, another final ``s`` goes (not ``-ss``)."""
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith(("ches", "shes", "sses", "xes")):
+        return word[:-2]
+    if word.endswith("s") and not word.endswith("ss") and len(word) > 3:
+        return word[:-1]
+    return word
+
+
+def _check_span_input(question: str, context: str) -> tuple[list[str], list[str]]:
+    question_words, context_words = words(question), words(context)
+    if not question_words or not context_words:
+        raise ValueError(f"A span question needs a question and a context, got {question!r} / {context!r}.")
+    return question_words, context_words
+
+
+def sliding_window_span(
+    question: str, context: str, max_answer_length: int = 3, window: int = SPAN_WINDOW
+) -> str:
+    """The sliding-window word-overlap answer (the baseline of Rajpurkar et al. 2016, after Richardson et al. 2013).
+
+    Every span of at most ``max_answer_length`` context words that shares no content word with the question
+    is a candidate; its score is the number of the question's content words (stemmed, :func:`stem`) among the
+    ``window`` words on its left and right. The best score wins; ties go to the longer span, then the earlier.
+    ``sliding_window_span("where does the cat sit", "the dog runs the cat sits on the mat")`` -> ``"the dog runs"``:
+    it ties with "on the mat" (both have "cat" and "sits" within four words), and the tie goes to the earlier
+    span. It knows no grammar: which words around a match form the answer is guesswork.
+    """
+    require_int("max_answer_length", max_answer_length, 1)
+    require_int("window", window, 1)
+    question_words, context_words = _check_span_input(question, context)
+    asked = {stem(w) for w in question_words if w not in STOP_WORDS}
+    stems = [stem(w) for w in context_words]
+    best, best_key = "", None
+    for i in range(len(stems)):
+        for j in range(i, min(i + max_answer_length, len(stems))):  # the span is words i..j
+            if asked & set(stems[i : j + 1]):
+                continue  # an answer does not repeat the question
+            around = set(stems[max(0, i - window) : i]) | set(stems[j + 1 : j + 1 + window])
+            key = (len(asked & around), j - i, -i)
+            if best_key is None or key > best_key:
+                best, best_key = " ".join(context_words[i : j + 1]), key
+    return best
+
+
+def _verb_forms(verb: str) -> set[str]:
+    return {verb, verb + "s", verb + "es", verb[:-1] + "ies"}
+
+
+def _phrase_after(context_words: list[str], k: int) -> list[str]:
+    """The noun phrase at word ``k``: a determiner and its noun, or one bare word ("milk")."""
+    return (
+        context_words[k : k + 2]
+        if context_words[k : k + 1] and context_words[k] in _DETERMINERS
+        else context_words[k : k + 1]
+    )
+
+
+def _is_time_phrase(phrase: list[str]) -> bool:
+    return len(phrase) >= 2 and phrase[0] in ("every", "at", "in") and phrase[-1] in TIME_WORDS
+
+
+def _subject_before(context_words: list[str], verb_at: int) -> int:
+    """Where the subject of the verb at ``verb_at`` starts: back to its determiner (at most two words back)."""
+    start = verb_at - 1
+    while start > 0 and context_words[start] not in _DETERMINERS and verb_at - start < 3:
+        start -= 1
+    return start
+
+
+def template_span(question: str, context: str) -> str:
+    """The template rule: read the course's question templates, find the clause, take the phrase the wh-word asks for.
+
+    - "who/what VERB REST" (a question about the subject): find VERB REST in the context (any form of the
+      verb) and answer the noun phrase before it ("the small bird");
+    - "wh does the SUBJECT VERB REST": find SUBJECT, a form of VERB and REST in the context, then
+      *what* -> the noun phrase after them ("a seed", "milk"), *where* -> a preposition and its noun phrase
+      ("on the mat"), *when* -> the time phrase (:data:`TIME_WORDS`) that closes or opens the clause.
+
+    Returns ``""`` when no clause matches. It is the grammar of ``data/make_finetune_data.py`` written as a
+    rule (no learning, no data): what a model must at least reach on this templated task.
+    """
+    question_words, context_words = _check_span_input(question, context)
+    wh, n = question_words[0], len(context_words)
+    if len(question_words) > 1 and question_words[1] not in ("does", "do"):  # "who drinks juice"
+        verb, rest = question_words[1], question_words[2:]
+        verb = verb[:-1] if verb.endswith("s") else verb
+        for i in range(n - len(rest)):
+            if context_words[i] in _verb_forms(verb) and context_words[i + 1 : i + 1 + len(rest)] == rest:
+                return " ".join(context_words[_subject_before(context_words, i) : i])
+        return ""
+    body = question_words[2:]
+    body = body[1:] if body and body[0] in _DETERMINERS else body
+    if len(body) < 2:
+        return ""
+    subject, verb, rest = body[0], body[1], body[2:]
+    for i in range(n - 1):
+        after = i + 2 + len(rest)
+        if not (
+            context_words[i] == subject
+            and context_words[i + 1] in _verb_forms(verb)
+            and context_words[i + 2 : after] == rest
+        ):
+            continue
+        if wh == "what":
+            return " ".join(_phrase_after(context_words, after))
+        if wh == "where":
+            return " ".join(context_words[after : after + 1] + _phrase_after(context_words, after + 1))
+        if wh == "when":
+            start = _subject_before(context_words, i + 1)
+            for size in (2, 3):
+                if _is_time_phrase(context_words[after : after + size]):
+                    return " ".join(context_words[after : after + size])
+                if start >= size and _is_time_phrase(context_words[start - size : start]):
+                    return " ".join(context_words[start - size : start])
+        return ""
+    return ""
+
+
+def span_baselines(
+    train: Sequence[tuple[str, str, str]], test: Sequence[tuple[str, str, str]]
+) -> dict[str, dict[str, float]]:
+    """The baselines of a span-extraction task on ``(question, context, answer)`` triples, as test SQuAD scores
+    ``{"sliding_window": {"exact_match", "f1"}, "template": {...}}`` (:func:`bertedu.training.metrics.squad_scores`).
+
+    ``sliding_window`` (:func:`sliding_window_span`) takes its longest answer from the training answers;
+    ``template`` (:func:`template_span`) needs no training data. Notebook 07.
+    """
+    for what, items in (("train", train), ("test", test)):
+        if isinstance(items, str) or not items or any(len(item) != 3 for item in items):
+            raise ValueError(
+                f"span_baselines ({what}): pass a non-empty list of (question, context, answer)."
+            )
+    max_answer_length = max(len(words(answer)) for _, _, answer in train)
+    answers = [answer for _, _, answer in test]
+    return {
+        "sliding_window": squad_scores(
+            [sliding_window_span(q, c, max_answer_length) for q, c, _ in test], answers
+        ),
+        "template": squad_scores([template_span(q, c) for q, c, _ in test], answers),
     }

@@ -262,8 +262,8 @@ def reference_key_mask(attention_mask: torch.Tensor) -> torch.Tensor:
 
 
 def _non_boolean_mask_message(out: torch.Tensor, attention_mask: torch.Tensor) -> str:
-    """What to say about a numeric mask: additive 0 / -10000 masks are the other valid convention (review M15);
-    a 0/1 mask of numbers would be *added* to the scores and mask nothing."""
+    """What to say about a numeric mask: additive 0 / -10000 masks are the other valid convention (Google's BERT
+    uses them); a 0/1 mask of numbers would be *added* to the scores and mask nothing."""
     B, T = attention_mask.shape
     if out.is_floating_point() and out.numel() and bool((out <= 0).all()) and float(out.min()) <= -1e4:
         allowed = out == 0

@@ -157,7 +157,8 @@ def epochs_for_coverage(coverage: float = COVERAGE, p: float = 0.15) -> int:
 
 def check_coverage_epochs(answer) -> tuple[bool, str]:
     """Fewest epochs after which a token has been a prediction target with probability >= 90 %."""
-    value = as_number(answer)  # 15, 15.0, np.int64(15), torch.tensor(15) alike (review W6)
+    # 15, 15.0, np.int64(15), torch.tensor(15) alike: a student may compute it with any of them
+    value = as_number(answer)
     if value is None or not math.isfinite(value):
         return False, msg("give a whole number of epochs, e.g. answer = 10.")
     answer = value

@@ -51,6 +51,7 @@ CATALOG_MODULES: dict[str, tuple[str, ...]] = {
         "bertedu.teaching.i18n.zh_encoder",  # 05
         "bertedu.teaching.i18n.zh_pretraining",  # 06
         "bertedu.teaching.i18n.zh_finetune",  # 07
+        "bertedu.teaching.i18n.zh_ablations",  # 10
         "bertedu.teaching.i18n.zh_capstone",  # 11 and the "write the module" checks (nn_checks)
     )
 }

@@ -249,6 +249,151 @@ MESSAGES: dict[str, str] = {
         "`if rng.random() < 0.5:` B = doc[i + 1]，标签 0。"
         "否则用 rng.randrange 另挑一篇文档（不能是同一篇！），取其中一个随机句子，标签 1。"
     ),
+    # --- the pretraining batch (write the function: collate_pairs) ----------------------------------------
+    "return a dict with the keys {keys}, not a {type}.": "请返回一个包含键 {keys} 的 dict，而不是 {type}。",
+    "your batch has no {missing}: return all of {keys}.": "你的批次里没有 {missing}：请返回全部的 {keys}。",
+    "batch['{key}'] must be a tensor (torch.tensor(rows)), not a {type}.": (
+        "batch['{key}'] 必须是张量（torch.tensor(rows)），而不是 {type}。"
+    ),
+    "batch['{key}'] has dtype {dtype}; use torch.long (integer ids, as the model's embedding lookups and "
+    "the collator's batches have).": (
+        "batch['{key}'] 的 dtype 是 {dtype}；请用 torch.long（整数 id，模型的嵌入查表和整理器给出的批次都是这样）。"
+    ),
+    "next_sentence_label must have shape ({B},), one label per pair, got {shape}.": (
+        "next_sentence_label 的形状必须是 ({B},)，每个句对一个标签，你的是 {shape}。"
+    ),
+    "input_ids, token_type_ids and attention_mask must all have shape (B, T) = ({B}, T); yours are "
+    "{shapes}.": (
+        "input_ids、token_type_ids 和 attention_mask 的形状都必须是 (B, T) = ({B}, T)；你的是 {shapes}。"
+    ),
+    "your rows are {T_got} long but max_length is {max_length}: you did not truncate. Shorten A and B to "
+    "max_length - 3 tokens together, then add [CLS] and the two [SEP].": (
+        "你的行长 {T_got}，但 max_length 是 {max_length}：你没有截断。"
+        "先把 A 和 B 合起来缩短到 max_length - 3 个词元，再加上 [CLS] 和两个 [SEP]。"
+    ),
+    "your rows are {T_got} long but max_length is {max_length}: [CLS] and the two [SEP] count too, so A "
+    "and B together get max_length - 3 tokens.": (
+        "你的行长 {T_got}，但 max_length 是 {max_length}：[CLS] 和两个 [SEP] 也要算进长度，"
+        "所以 A 和 B 合起来只能有 max_length - 3 个词元。"
+    ),
+    "you padded every row to max_length ({max_length}); pad to the longest row of the batch instead "
+    "(T = {T} here), as the collator does: shorter batches cost less compute.": (
+        "你把每一行都填充到了 max_length（{max_length}）；请像整理器那样只填充到批次中最长的一行"
+        "（这里 T = {T}）：批次越短，计算越省。"
+    ),
+    "your batch is {T_got} positions long; it should be {T}, the longest [CLS] A [SEP] B [SEP] of the "
+    "batch after truncation.": (
+        "你的批次长 {T_got} 个位置；应该是 {T}，即截断之后批次中最长的 [CLS] A [SEP] B [SEP]。"
+    ),
+    "row {row} of {name} is wrong: expected {want}, got {got}.": (
+        "{name} 的第 {row} 行不对：应为 {want}，你的是 {got}。"
+    ),
+    "you cut the finished [CLS] A [SEP] B [SEP] at max_length, which drops the final [SEP] (and keeps too "
+    "much of A): shorten A and B first, to max_length - 3 tokens together, then add [CLS] and the two "
+    "[SEP].": (
+        "你把拼好的 [CLS] A [SEP] B [SEP] 在 max_length 处截断，这会丢掉最后的 [SEP]（而且 A 保留得太多）："
+        "请先把 A 和 B 合起来缩短到 max_length - 3 个词元，再加上 [CLS] 和两个 [SEP]。"
+    ),
+    "A was cut at its end: a too-long A loses tokens at its *front*, so that the end of A and the start of "
+    "B, the seam NSP judges, stay intact.": (
+        "A 是从末尾截断的：过长的 A 应从*开头*删词元，这样 A 的结尾和 B 的开头，"
+        "也就是 NSP 要判断的衔接处，才能保持完整。"
+    ),
+    "B was cut at its front: a too-long B loses tokens at its *end*, so that its start, right after A, "
+    "stays.": "B 是从开头截断的：过长的 B 应从*末尾*删词元，这样紧接在 A 之后的 B 的开头才能保留。",
+    "A and B were both cut on the wrong side: A loses tokens at its front, B at its end, so the seam A "
+    "[SEP] B stays intact.": (
+        "A 和 B 都从错误的一端截断了：A 从开头删词元，B 从末尾删词元，这样 A [SEP] B 的衔接处才能保持完整。"
+    ),
+    "almost: when A and B are equally long, remove the token from B (the rule: one token at a time from "
+    "the longer segment, B on a tie).": (
+        "差一点：A 和 B 一样长时，应从 B 删词元（规则：每次从较长的句段删一个词元，一样长时删 B 的）。"
+    ),
+    "you shortened B first and A only when B was not enough: remove one token at a time from the *longer* "
+    "of A and B, so that neither segment squeezes the other out.": (
+        "你先缩短 B，只有 B 不够删时才动 A：请每次从 A 和 B 中*较长*的那个删一个词元，"
+        "这样哪个句段都不会把另一个挤掉。"
+    ),
+    "your rows start with {first}, not this tokenizer's [CLS] id ({cls}): take the ids from the tokenizer "
+    "(tokenizer.cls_token_id, sep_token_id, pad_token_id), never hard-code them (MiniLM's [CLS] is 101).": (
+        "你的行以 {first} 开头，而不是这个分词器的 [CLS] id（{cls}）：请从分词器取 id"
+        "（tokenizer.cls_token_id、sep_token_id、pad_token_id），绝不要写死（MiniLM 的 [CLS] 是 101）。"
+    ),
+    "you padded on the left: BERT's padding goes at the end of each row, after the final [SEP] ([CLS] sits "
+    "at position 0, where the pooler reads it).": (
+        "你在左边做了填充：BERT 的填充放在每一行的末尾、最后一个 [SEP] 之后"
+        "（[CLS] 位于位置 0，池化层从那里读取它）。"
+    ),
+    "you padded input_ids with 0, but this tokenizer's [PAD] id is {pad}: pad with tokenizer.pad_token_id "
+    "(it is 0 only in some vocabularies).": (
+        "你用 0 填充了 input_ids，但这个分词器的 [PAD] id 是 {pad}：请用 tokenizer.pad_token_id 填充"
+        "（只有部分词表里它才是 0）。"
+    ),
+    "the padding of input_ids must be tokenizer.pad_token_id ({pad}).": (
+        "input_ids 的填充必须是 tokenizer.pad_token_id（{pad}）。"
+    ),
+    "your [SEP] tokens are not this tokenizer's [SEP] id ({sep}): take it from tokenizer.sep_token_id, "
+    "never hard-code it.": (
+        "你的 [SEP] 不是这个分词器的 [SEP] id（{sep}）：请从 tokenizer.sep_token_id 取，绝不要写死。"
+    ),
+    "you padded token_type_ids with the [PAD] id ({pad}): segment ids are only 0 or 1 (the token-type "
+    "table has two rows, so {pad} would crash the lookup). Pad them with 0.": (
+        "你用 [PAD] id（{pad}）填充了 token_type_ids：句段 id 只能是 0 或 1"
+        "（句段嵌入表只有两行，{pad} 会让查表出错）。请用 0 填充。"
+    ),
+    "the padding's segment id must be 0 (as the collator and Hugging Face pad token_type_ids), not B's 1: "
+    "pad token_type_ids with 0.": (
+        "填充位置的句段 id 必须是 0（整理器和 Hugging Face 都这样填充 token_type_ids），"
+        "而不是 B 的 1：请用 0 填充 token_type_ids。"
+    ),
+    "the first [SEP] has segment id 1: it closes A, so it belongs to segment 0 with [CLS] and A; B and the "
+    "final [SEP] are 1.": (
+        "第一个 [SEP] 的句段 id 是 1：它结束 A，所以和 [CLS]、A 一起属于句段 0；B 和最后的 [SEP] 才是 1。"
+    ),
+    "the final [SEP] has segment id 0: it closes B, so it belongs to segment 1 with B.": (
+        "最后一个 [SEP] 的句段 id 是 0：它结束 B，所以和 B 一起属于句段 1。"
+    ),
+    "every token has segment id 0: B and the final [SEP] are segment 1 (that is how the model tells A "
+    "from B).": "每个词元的句段 id 都是 0：B 和最后的 [SEP] 属于句段 1（模型正是靠它区分 A 和 B）。",
+    "the segments are swapped: [CLS] A [SEP] are 0, B [SEP] are 1.": (
+        "句段颠倒了：[CLS] A [SEP] 是 0，B [SEP] 是 1。"
+    ),
+    "your attention_mask is 1 on the padding too: it must be 1 for real tokens and 0 for [PAD], or every "
+    "token attends to the padding (and the result depends on how much of it there is).": (
+        "你的 attention_mask 在填充位置上也是 1：真实词元应为 1，[PAD] 应为 0，"
+        "否则每个词元都会关注填充（结果还会随填充的多少而变）。"
+    ),
+    "your attention_mask is inverted: 1 = real token, 0 = padding (Hugging Face's convention).": (
+        "你的 attention_mask 反了：1 = 真实词元，0 = 填充（Hugging Face 的约定）。"
+    ),
+    "your function changed the token lists it was given (pop, del or slicing assignment on them?): build "
+    "new lists, the dataset keeps its documents.": (
+        "你的函数修改了传入的词元列表（对它们用了 pop、del 或切片赋值？）：请构造新的列表，数据集还要保留它的文档。"
+    ),
+    "next_sentence_label must be the pairs' labels, in order (0 = IsNext, 1 = NotNext).": (
+        "next_sentence_label 必须是各句对的标签，按顺序排列（0 = IsNext，1 = NotNext）。"
+    ),
+    "[CLS] A [SEP] B [SEP] with A cut at its front and B at its end, segment ids 0 up to the first [SEP] "
+    "and 1 after it, [PAD] (the tokenizer's id) up to the longest row with segment 0 and attention 0: the "
+    "batch of bertedu's build_nsp_example and PretrainingCollator before masking, on random documents and "
+    "two vocabularies.": (
+        "[CLS] A [SEP] B [SEP]，A 从开头截断、B 从末尾截断，句段 id 到第一个 [SEP] 为止是 0、之后是 1，"
+        "用 [PAD]（分词器给出的 id）填充到最长的一行，填充处句段为 0、注意力为 0："
+        "在随机文档和两套词表上，都与 bertedu 的 build_nsp_example 加 PretrainingCollator（掩码之前）"
+        "给出的批次相同。"
+    ),
+    "Truncate first: `while len(a) + len(b) > max_length - 3:` drop `a[0]` if A is longer, else `b[-1]` "
+    "(work on copies: `a, b = list(tokens_a), list(tokens_b)`). Then row = [cls, *a, sep, *b, sep] and "
+    "segments = [0] * (len(a) + 2) + [1] * (len(b) + 1).": (
+        "先截断：`while len(a) + len(b) > max_length - 3:` 若 A 更长就删 `a[0]`，否则删 `b[-1]`"
+        "（在副本上操作：`a, b = list(tokens_a), list(tokens_b)`）。然后 row = [cls, *a, sep, *b, sep]，"
+        "segments = [0] * (len(a) + 2) + [1] * (len(b) + 1)。"
+    ),
+    "T = the longest row. Pad input_ids with tokenizer.pad_token_id, token_type_ids with 0; the attention "
+    "mask is [1] * len(row) + [0] * (T - len(row)). torch.tensor(list of lists) gives LongTensors.": (
+        "T = 最长那一行的长度。input_ids 用 tokenizer.pad_token_id 填充，token_type_ids 用 0 填充；"
+        "注意力掩码是 [1] * len(row) + [0] * (T - len(row))。torch.tensor(列表的列表) 得到的就是 LongTensor。"
+    ),
 }
 
 #: Reference solutions with Chinese comments, keyed by exercise name (``ex.NAME``); the code itself
@@ -313,5 +458,28 @@ def sample_nsp_pair(documents, rng):
     return a, rng.choice(documents[other]), 1                   # NotNext（标签 1）
 
 ex.nsp_sampler.check(sample_nsp_pair)
+""",
+    "collate_batch": """
+def collate_pairs(pairs, tokenizer, max_length):
+    cls, sep, pad = tokenizer.cls_token_id, tokenizer.sep_token_id, tokenizer.pad_token_id
+    rows, segments = [], []
+    for tokens_a, tokens_b, _ in pairs:
+        a, b = list(tokens_a), list(tokens_b)                   # 副本：调用者的列表保持不变
+        while len(a) + len(b) > max_length - 3:                 # 给 [CLS] 和两个 [SEP] 留位置
+            if len(a) > len(b):
+                a.pop(0)                                        # A 从开头删 ...
+            else:
+                b.pop()                                         # ... B 从末尾删：A|B 的衔接处保持完整
+        rows.append([cls, *a, sep, *b, sep])
+        segments.append([0] * (len(a) + 2) + [1] * (len(b) + 1))   # 第一个 [SEP] 结束 A：句段 0
+    T = max(len(row) for row in rows)                           # 填充到最长的一行，而不是 max_length
+    return {
+        "input_ids": torch.tensor([row + [pad] * (T - len(row)) for row in rows]),          # (B, T)
+        "token_type_ids": torch.tensor([s + [0] * (T - len(s)) for s in segments]),        # (B, T)
+        "attention_mask": torch.tensor([[1] * len(row) + [0] * (T - len(row)) for row in rows]),
+        "next_sentence_label": torch.tensor([label for *_, label in pairs]),                # (B,)
+    }
+
+ex.collate_batch.check(collate_pairs)
 """,
 }
