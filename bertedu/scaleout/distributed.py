@@ -39,6 +39,7 @@ notebook 06 (docs/scaling.md).
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 from dataclasses import dataclass, field
 
@@ -237,8 +238,16 @@ class DistributedContext:
             "resume it with --resume, with this or another number of processes (torchrun --nproc_per_node=N)."
         )
 
-    def close(self) -> None:
+    def close(self, finished: bool = False) -> None:
+        """Leave the process group this context joined. After a run that ``finished`` in every process, first
+        drop the run's unreferenced DDP wrappers (their pending gloo work must not outlive the group) and wait
+        for the other processes, so that no process tears the group down while another still talks to it (that
+        race can abort a process at exit: "terminate called without an active exception")."""
         if self.owns_group and dist.is_initialized():
+            if finished:
+                gc.collect()
+                with contextlib.suppress(RuntimeError):
+                    dist.barrier()
             dist.destroy_process_group()
             self.owns_group = False
 
@@ -273,14 +282,16 @@ def processes(device: str | torch.device | None = None, output_dir=None):
     if not dist.is_initialized():
         dist.init_process_group("nccl" if ctx.device.type == "cuda" else "gloo")
         ctx.owns_group = True
+    finished = False
     try:
         yield ctx
+        finished = True
     except RuntimeError as err:
         if isinstance(err, ProcessGroupError) or not is_collective_failure(err):
             raise
         raise ctx.failure(err, output_dir) from err
     finally:
-        ctx.close()
+        ctx.close(finished)
 
 
 # ----------------------------------------------------------------------------------------------------------
