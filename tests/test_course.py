@@ -304,3 +304,27 @@ def test_run_feature_based_trains_only_a_classifier_and_is_deterministic(word_to
         course.run_feature_based(ftd.TOKEN_CLASSIFICATION, encoder, data)
     with pytest.raises(ValueError, match="steps must be a positive int"):
         course.run_feature_based(ftd.SEQUENCE_CLASSIFICATION, encoder, data, steps=0)
+
+
+def test_best_baseline_sits_under_every_task_table(word_tok):
+    """Notebook 07's per-task tables end with the task's best trivial rule, named, in the task's own metrics."""
+    expected = {
+        ftd.SEQUENCE_CLASSIFICATION: ("bag of words", {"accuracy"}),
+        ftd.SENTENCE_PAIR_CLASSIFICATION: ("overlap", {"accuracy"}),
+        ftd.TOKEN_CLASSIFICATION: ("word's most frequent tag", {"token_accuracy", "macro_f1"}),
+        ftd.SPAN_EXTRACTION: ("template", {"exact_match", "f1"}),
+    }
+    for task, (rule, metrics) in expected.items():
+        data = ftd.make_task_datasets(task, word_tok)
+        name, scores = course.best_baseline(task, data)
+        assert (name, set(scores)) == (rule, metrics), task
+        runs = {(task, enc): (None, {m: 0.5 for m in metrics}) for enc in ("mini-bert", "scratch")}
+        table = course.results_table(runs, task, data)
+        assert list(table.index) == ["mini-bert", "scratch", f"baseline: {rule}"]
+        assert table.loc[f"baseline: {rule}"].to_dict() == scores
+    span = course.best_baseline(ftd.SPAN_EXTRACTION, ftd.make_task_datasets(ftd.SPAN_EXTRACTION, word_tok))[1]
+    assert span == {"exact_match": 1.0, "f1": 1.0}  # data/README.md: the template rule is exact
+    with pytest.raises(ValueError, match="sentence_pair_classification' data"):
+        course.best_baseline(
+            ftd.SEQUENCE_CLASSIFICATION, ftd.make_task_datasets(ftd.SENTENCE_PAIR_CLASSIFICATION, word_tok)
+        )

@@ -45,9 +45,11 @@ from bertedu.course.baselines import (
     NgramFiller,
     most_frequent_tag_scores,
     ngram_mlm_accuracy,
+    order_cue_nsp_accuracy,
     overlap_nsp_accuracy,
     pair_baselines,
     sentence_baselines,
+    span_baselines,
 )
 from bertedu.training.data import read_corpus
 from bertedu.training.evalsets import load_masked_word_items, load_nsp_items
@@ -496,17 +498,23 @@ def paper_comparison(summary: dict, tolerance: float = MIN_DIFFERENCE) -> list[d
 
 def baseline_scores() -> dict[str, tuple[float, str]]:
     """The trivial baselines (:mod:`bertedu.course.baselines`) of every metric a rule can be scored on:
-    ``{metric: (score, which rule)}``, the best rule where there are several. The span task has none."""
+    ``{metric: (score, which rule)}``, the best rule where there are several: the trigram model's top-1 and
+    top-5 on the masked-word files, word overlap and the order-cue rule on the NSP files, the bag-of-words,
+    overlap and majority rules on the sentence and pair tasks, the word's most frequent tag on tagging (and the
+    probe), the sliding window and the template rule on spans (F1)."""
     sentences = [s for doc in read_corpus(resolve_path(course_config().corpus)) for s in doc]
     filler = NgramFiller(sentences)
     items = _heldout_items()
     out = {}
     for key, name in (("mlm_top1", "mlm"), ("gen_top1", "gen")):
         pairs = [(it.sentence, it.answers) for it in items[name]]
-        out[key] = (ngram_mlm_accuracy(filler, pairs)["top1"], "trigram model")
+        scores = ngram_mlm_accuracy(filler, pairs, k=5)
+        out[key] = (scores["top1"], "trigram model")
+        out[key.replace("top1", "top5")] = (scores["top5"], "trigram model")
     for key in ("nsp", "nsp_hard"):
         triples = [(it.sentence_a, it.sentence_b, it.next_sentence_label) for it in items[key]]
-        out[key] = (overlap_nsp_accuracy(triples), "word overlap")
+        rules = {"word_overlap": overlap_nsp_accuracy(triples), "order_cue": order_cue_nsp_accuracy(triples)}
+        out[key] = _best(rules)
     data = load_task_data(SEQUENCE_CLASSIFICATION)
     texts = {split: ([e.text for e in data[split]], [e.label for e in data[split]]) for split in data}
     out["sentence"] = _best(sentence_baselines(*texts["train"], *texts["test"]))
@@ -514,8 +522,14 @@ def baseline_scores() -> dict[str, tuple[float, str]]:
     pairs = {s: ([(e.text, e.text_pair) for e in data[s]], [e.label for e in data[s]]) for s in data}
     out["pair"] = _best(pair_baselines(*pairs["train"], *pairs["test"]))
     data = load_task_data(TOKEN_CLASSIFICATION)
-    tags = most_frequent_tag_scores(data["train"], data["test"])["macro_f1"]
-    out["tagging"] = out["probe"] = (tags, "most frequent tag of the word")
+    tags = most_frequent_tag_scores(data["train"], data["test"])
+    out["tagging"] = out["probe"] = (tags["macro_f1"], "most frequent tag of the word")
+    out["tagging_acc"] = out["probe_acc"] = (tags["token_accuracy"], "most frequent tag of the word")
+    data = load_task_data(SPAN_EXTRACTION)
+    spans = {s: [(e.question, e.context, e.answer) for e in data[s]] for s in ("train", "test")}
+    out["span"] = _best(
+        {rule: scores["f1"] for rule, scores in span_baselines(spans["train"], spans["test"]).items()}
+    )
     return out
 
 

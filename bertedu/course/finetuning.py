@@ -19,7 +19,13 @@ from bertedu.core.config import BertConfig
 from bertedu.core.minilm import minilm_dir
 from bertedu.core.tokenizer import BertTokenizer
 from bertedu.core.validation import require_int
-from bertedu.course.baselines import majority_label, pair_baselines, sentence_baselines
+from bertedu.course.baselines import (
+    majority_label,
+    most_frequent_tag_scores,
+    pair_baselines,
+    sentence_baselines,
+    span_baselines,
+)
 from bertedu.training.finetune import FineTuneConfig, FineTuneResult, build_task_model, evaluate, fine_tune
 from bertedu.training.finetune_data import (
     SENTENCE_PAIR_CLASSIFICATION,
@@ -176,7 +182,8 @@ def baseline_scores(
       tag) and ``word_majority`` (each word gets the tag it had most often in training; unseen words the
       most frequent tag).
 
-    Span extraction has none here. A fine-tuned model's score means something only next to these.
+    Span extraction's rules score spans, not labels: :func:`best_baseline` covers every task. A fine-tuned
+    model's score means something only next to these.
     """
     check_task(task)
     if task == SPAN_EXTRACTION:
@@ -219,6 +226,45 @@ def _tagging_baselines(train, test) -> dict[str, float]:
         "majority": accuracy([overall] * len(gold), gold),
         "word_majority": accuracy([lookup.get(w, overall) for w in test_words], gold),
     }
+
+
+def best_baseline(task: str, datasets: dict[str, TaskDataset]) -> tuple[str, dict[str, float]]:
+    """The strongest trivial rule of ``task`` on its test split, as ``(rule, {metric: score})`` in the metrics
+    :func:`evaluate` reports for that task, so that the rule can sit as a row under the models' scores:
+
+    - sentence and pair classification: the best of :func:`baseline_scores` by accuracy (``{"accuracy"}``);
+    - token classification: each word's most frequent training tag (``{"token_accuracy", "macro_f1"}``);
+    - span extraction: the better of :func:`bertedu.course.baselines.span_baselines` by F1 (the sliding
+      window and the template rule, ``{"exact_match", "f1"}``).
+    """
+    check_task(task)
+    train, test = datasets["train"], datasets["test"]
+    if train.task != task or test.task != task:
+        raise ValueError(f"The datasets are {train.task!r} data; best_baseline was asked for {task!r}.")
+    if task == TOKEN_CLASSIFICATION:
+        return "word's most frequent tag", most_frequent_tag_scores(train.examples, test.examples)
+    if task == SPAN_EXTRACTION:
+        items = {
+            split: [(e.question, e.context, e.answer) for e in ds.examples] for split, ds in datasets.items()
+        }
+        scores = span_baselines(items["train"], items["test"])
+        rule = max(scores, key=lambda k: (scores[k]["f1"], k))
+        return rule.replace("_", " "), scores[rule]
+    scores = baseline_scores(task, datasets)
+    rule = max(scores, key=lambda k: (scores[k], k))
+    return rule.replace("_", " "), {"accuracy": scores[rule]}
+
+
+def results_table(runs: dict, task: str, datasets: dict[str, TaskDataset], encoders=("mini-bert", "scratch")):
+    """Notebook 07's table of one task: a row of test metrics per encoder (``runs[task, encoder] = (result,
+    metrics)``), and as the last row the task's best trivial rule (:func:`best_baseline`), named, with the
+    metrics it can be scored on (the others blank): a score is read next to what a rule gets."""
+    import pandas as pd  # the notebooks' table library; only this table needs it
+
+    rows = {encoder: dict(runs[task, encoder][1]) for encoder in encoders}
+    rule, scores = best_baseline(task, datasets)
+    rows[f"baseline: {rule}"] = scores
+    return pd.DataFrame(rows).T
 
 
 #: How :func:`run_feature_based` turns the token vectors of one layer into one vector per sentence.

@@ -301,8 +301,11 @@ def check_fix_nsp_loss(fn: Callable) -> tuple[bool, str]:
 
 fix_nsp_loss = Exercise(
     "fix_nsp_loss",
-    "`my_nsp_loss` passes `ignore_index=0` to `F.cross_entropy`. With Hugging Face's labels (0 = IsNext, "
-    "1 = NotNext) what does that silently do? Fix the function.",
+    translatable(
+        "`my_nsp_loss(logits, labels)` runs and returns plausible numbers, but with Hugging Face's labels "
+        "(0 = IsNext, 1 = NotNext) a model that answers NotNext for every pair gets a loss close to 0. Find the "
+        "bug and fix the function."
+    ),
     check_fix_nsp_loss,
     hints=[
         translatable(

@@ -383,8 +383,11 @@ def check_fix_masking(fn: Callable) -> tuple[bool, str]:
 
 fix_masking = Exercise(
     "fix_masking",
-    "`my_mask_tokens` has two bugs from the course's list of real pitfalls. Fix it so that [CLS], [SEP] and "
-    "[PAD] are never selected and only the selected positions carry a label (-100 elsewhere).",
+    translatable(
+        "`my_mask_tokens(input_ids, tokenizer, generator)` runs without an error, but on a padded batch it "
+        "replaces some [CLS], [SEP] and [PAD] tokens, and far more than 15 % of the ordinary tokens carry a "
+        "label. It has two bugs from the course's list of real pitfalls: find them and fix the function."
+    ),
     check_fix_masking,
     hints=[
         translatable(

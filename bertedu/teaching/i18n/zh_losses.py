@@ -394,6 +394,12 @@ MESSAGES: dict[str, str] = {
         "T = 最长那一行的长度。input_ids 用 tokenizer.pad_token_id 填充，token_type_ids 用 0 填充；"
         "注意力掩码是 [1] * len(row) + [0] * (T - len(row))。torch.tensor(列表的列表) 得到的就是 LongTensor。"
     ),
+    "`my_nsp_loss(logits, labels)` runs and returns plausible numbers, but with Hugging Face's labels "
+    "(0 = IsNext, 1 = NotNext) a model that answers NotNext for every pair gets a loss close to 0. Find the "
+    "bug and fix the function.": (
+        "`my_nsp_loss(logits, labels)` 能运行，返回的数值看起来也合理；但在 Hugging Face 的标签约定下"
+        "（0 = IsNext，1 = NotNext），一个对每个句对都回答 NotNext 的模型得到的损失接近 0。找出错误并改正这个函数。"
+    ),
 }
 
 #: Reference solutions with Chinese comments, keyed by exercise name (``ex.NAME``); the code itself

@@ -163,6 +163,13 @@ MESSAGES: dict[str, str] = {
         "0.8 … 0.9 → 随机 id（torch.randint(tokenizer.vocab_size, ...)），≥ 0.9 → 保持不变。标签："
         "`torch.where(selected, input_ids, -100)`。"
     ),
+    "`my_mask_tokens(input_ids, tokenizer, generator)` runs without an error, but on a padded batch it "
+    "replaces some [CLS], [SEP] and [PAD] tokens, and far more than 15 % of the ordinary tokens carry a "
+    "label. It has two bugs from the course's list of real pitfalls: find them and fix the function.": (
+        "`my_mask_tokens(input_ids, tokenizer, generator)` 运行时不报错，但在一个有填充的批次上，它会替换掉一些 "
+        "[CLS]、[SEP] 和 [PAD] 词元，而且带标签的普通词元远远超过 15 %。它有两个 bug，都在本课程列出的真实陷阱之中："
+        "找出它们并改正这个函数。"
+    ),
 }
 
 #: Reference solutions with Chinese comments, keyed by exercise name (``ex.NAME``); the code itself
