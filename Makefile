@@ -47,13 +47,15 @@ help:
 	@echo "make student    (re)build student/, your copy of the notebooks (never overwrites your work)"
 	@echo "make lab-zh     中文版: like make lab, on the Chinese edition (student-zh/; README.zh-CN.md)"
 	@echo "make zh         build notebooks/zh/ from notebooks/ + translations/zh/ and execute what changed (ZH_NB=03 for one)"
-	@echo "make assignments  build an nbgrader course in assignments/ (docs/instructor_guide.md)"
+	@echo "make assignments  build an nbgrader course in assignments/, and the graded package (docs/instructor_guide.md)"
 	@echo "make test       install the course + dev tools, then ruff, unit tests and strict nbval"
 	@echo "make check      the fast lane (about a minute): unit tests without kernels, subprocesses, venvs, browsers"
 	@echo "make bench      run benchmarks/ and rewrite benchmarks/RESULTS.md"
 	@echo "make notebooks  re-execute notebooks in place (NB=notebooks/03_masking_strategy.ipynb for one)"
 	@echo "make html       export the notebooks to build/html/, readable offline (maths, alt text); NB= as above"
 	@echo "make web        build/web: quizzes without a kernel and notebook 06's model in the page (web/README.md)"
+	@echo "make site       build/site: the course as a static web site, English and 中文, offline (SITE_NB=01 03 for a part)"
+	@echo "make slides     build/slides: reveal.js lecture decks per notebook, English and 中文, offline (SLIDES_NB=01 for a part)"
 	@echo "TORCH_INDEX=cpu with the first make lab/test: CPU-only torch from PyTorch's index (README: disk space)"
 	@echo "make lint       check formatting (ruff format --check) and lint (ruff check); make format fixes"
 	@echo "make clean      remove $(VENV), caches and training runs"
@@ -118,7 +120,9 @@ student-zh: install
 lab-zh: install
 	$(PY) tools/lab.py --zh -- $(LAB_ARGS)
 
-# An nbgrader course (tools/build_assignments.py) in the gitignored assignments/ folder: docs/instructor_guide.md.
+# An nbgrader course (tools/build_assignments.py) in the gitignored assignments/ folder: one assignment per
+# notebook with exercises, English and Chinese (NN_topic_zh, from notebooks/zh/), with the graded package for the
+# students' environment (assignments/student_package/: no reference solutions): docs/instructor_guide.md.
 assignments: dev
 	$(PY) tools/build_assignments.py --out assignments
 
@@ -149,8 +153,8 @@ check: dev
 	    -p no:cacheprovider -q; status=$$?; rm -rf "$$BERTEDU_HOME"; exit $$status
 
 # Strict nbval: every output is compared, except what notebooks/sanitize.cfg normalises. Two notebooks at a time
-# (pytest-xdist --dist loadscope: each notebook's cells on one worker, in order, in one kernel). Notebooks 07 and
-# 08 load runs/mini-bert/, which 06 writes, and 06 may still be training when they start: so the course model is
+# (pytest-xdist --dist loadscope: each notebook's cells on one worker, in order, in one kernel). Notebooks 07, 08
+# and 10 load runs/mini-bert/, which 06 writes, and 06 may still be training when they start: so the course model is
 # made first by tools/notebook_order.py, which names these notebooks (loaded in a second if it is there; trained,
 # about a minute, on a fresh clone), and 07 and 08 never train it themselves (their committed outputs show no
 # "training the course model" message).
@@ -172,8 +176,9 @@ test: lint unit nbval
 notebooks: dev
 	$(PY) tools/execute_notebooks.py $(NB)
 
-# Offline HTML pages of the notebooks as committed (outputs included), with MathJax copied beside them.
-HTML_PINS := $(shell grep -o -E '"(nbconvert|jupyter-server-mathjax)==[^"]*"' pyproject.toml | tr -d '"')
+# Offline HTML pages of the notebooks as committed (outputs included), with MathJax 3 copied beside them (vendored
+# from npm by tools/vendor_web.py, as for make site); a Chinese notebook's page goes to $(HTML_DIR)/zh/.
+HTML_PINS := $(shell grep -o -E '"nbconvert==[^"]*"' pyproject.toml | tr -d '"')
 HTML_DIR ?= build/html
 .PHONY: html web
 
@@ -193,6 +198,27 @@ web: dev
 	mkdir -p build/web/quiz build/web/minibert
 	cp web/quiz/*.js web/quiz/quiz.css web/quiz/demo.html build/web/quiz/
 	cp web/minibert/*.js web/minibert/index.html build/web/minibert/
+
+# The course as a static web site (issue 30; README, "The course on the web"): tools/build_site.py builds build/site/
+# with Sphinx + myst-nb from the executed notebooks, English in en/ and Chinese in zh/, quizzes graded in the page,
+# the mini-BERT, MathJax and onnxruntime-web vendored from npm; nothing is fetched when it is viewed. Serve it with
+# `python -m http.server -d build/site`; any static host serves the folder. SITE_NB="01 03" builds a part.
+# The course model (runs/mini-bert/) is made first if it is missing, as make nbval does.
+SITE_NB ?=
+SITE_DIR ?= build/site
+.PHONY: site
+site: dev
+	$(PY) tools/notebook_order.py
+	$(PY) tools/build_site.py --out $(SITE_DIR) $(if $(SITE_NB),--notebooks $(SITE_NB))
+
+# Lecture decks (issue 30; README, "Slides for lectures"): tools/build_slides.py turns the slide plans of slides/plans/
+# (cells of each notebook by id, speaker notes in English and Chinese) into reveal.js decks in build/slides/en/ and zh/,
+# reveal.js and KaTeX vendored from npm as slides/package-lock.json pins them. Open build/slides/en/index.html (from
+# the disk or any static host): nothing is fetched when it is shown. SLIDES_NB="01 05" builds a part.
+SLIDES_NB ?=
+.PHONY: slides
+slides: dev
+	$(PY) tools/build_slides.py $(if $(SLIDES_NB),--notebooks $(SLIDES_NB))
 
 bench: dev
 	$(PY) benchmarks/run_all.py

@@ -328,3 +328,21 @@ def test_best_baseline_sits_under_every_task_table(word_tok):
         course.best_baseline(
             ftd.SEQUENCE_CLASSIFICATION, ftd.make_task_datasets(ftd.SENTENCE_PAIR_CLASSIFICATION, word_tok)
         )
+
+
+def test_course_eval_history_keeps_the_evaluations_of_the_course_run(monkeypatch, tmp_path):
+    """Notebook 10 draws its reduced run beside these: notebook 06's evaluations, the model made first."""
+    from types import SimpleNamespace
+
+    from bertedu.course import pretraining
+
+    made = []
+    history = [
+        {"split": "train", "step": 10, "loss": 6.0},
+        {"split": "eval", "step": 100, "mlm_accuracy": 0.0},
+        {"split": "eval", "step": 200, "mlm_accuracy": 0.14},
+    ]
+    monkeypatch.setattr(pretraining, "load_course_model", lambda path=None: made.append(path))
+    monkeypatch.setattr(pretraining, "load_checkpoint", lambda d: SimpleNamespace(history=history))
+    assert [r["step"] for r in course.course_eval_history(tmp_path)] == [100, 200]
+    assert made == [tmp_path]  # the model is made (or loaded) before its history is read

@@ -1,16 +1,25 @@
 """The instructor kit: ``make assignments`` builds an nbgrader course, and nbgrader grades it offline.
 
-One real assignment (notebook 01's) goes through nbgrader's own pipeline in a temporary course directory
-with its own nbgrader_config.py and sqlite gradebook: ``generate_assignment``, then ``autograde`` of a fully
-solved and an untouched submission. The solved one gets full marks, the untouched one zero.
+Here: the assignment sources (markers, points, hidden tests that name the mistake in the notebook's language,
+the student edition's stubs for the release, the Chinese assignments, the feedback template) and the graded
+package. The round trip through nbgrader itself (generate, autograde an untouched and a solved submission:
+zero and the points of the right answers, feedback, export) runs the instructor guide's own commands in
+tests/test_instructor_guide.py, which calls :func:`no_solution_readable` below: the release and the graded
+package that ``make assignments`` writes hold no reference solution (the rule of what "holds" means is in
+tools/build_assignments.py, above ``find_solutions``). Opt-in: ``BERTEDU_NBGRADER_ALL=1`` autogrades notebook
+07's solved assignment (it loads the course model; about 4 minutes).
 """
 
 from __future__ import annotations
 
 import copy
+import json
 import os
+import re
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import nbformat
@@ -30,7 +39,6 @@ SOURCE = ROOT / "notebooks" / f"{ASSIGNMENT}.ipynb"
 
 def nbgrader(course: Path, *args: str) -> subprocess.CompletedProcess:
     env = dict(os.environ)
-    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"  # nbgrader runs `alembic`
     env.setdefault("PYTHONHASHSEED", "0")
     env.pop("MPLBACKEND", None)
     result = subprocess.run(
@@ -46,17 +54,19 @@ def nbgrader(course: Path, *args: str) -> subprocess.CompletedProcess:
 
 
 def test_assignment_source_uses_nbgrader_markers_and_points(tmp_path):
-    written = build_assignments.build([SOURCE], tmp_path)
+    written = build_assignments.build([SOURCE], tmp_path, package=False)
     nb = nbformat.read(tmp_path / "source" / ASSIGNMENT / SOURCE.name, as_version=4)
     graded = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade")]
     answers = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("solution")]
     exercises = editions.exercises(editions.read(SOURCE))
     assert {c.metadata.nbgrader.grade_id for c in graded} == {f"check-{e.name}" for e in exercises.values()}
     assert written == {ASSIGNMENT: sum(e.points for e in exercises.values())}
+    hidden = f"assert {build_assignments.HIDDEN_RESULT}.passed, {build_assignments.HIDDEN_RESULT}\n"
     for cell in graded:
-        assert editions.BEGIN_HIDDEN in cell.source and "assert ex." in cell.source
+        assert editions.BEGIN_HIDDEN in cell.source and hidden in cell.source
         assert cell.metadata.nbgrader.locked and cell.metadata.nbgrader.points >= 1
     assert all(editions.BEGIN_SOLUTION in c.source for c in answers) and len(answers) == 3
+    assert all(len(c.metadata.bertedu.stubs) == c.source.count(editions.BEGIN_SOLUTION) for c in answers)
     assert not any({"solution", "instructor"} & set(c.metadata.get("tags", [])) for c in nb.cells)
     assert not any(".solution()" in c.source for c in nb.cells) and any(
         ".hint()" in c.source for c in nb.cells
@@ -64,47 +74,305 @@ def test_assignment_source_uses_nbgrader_markers_and_points(tmp_path):
     kept = build_assignments.assignment_notebook(editions.read(SOURCE), SOURCE.name, keep_solution_calls=True)
     assert sum(".solution()" in c.source for c in kept.cells) == 3
     assert (tmp_path / "nbgrader_config.py").read_text().count("course_id") == 1
+    assert not (tmp_path / build_assignments.PACKAGE_DIR).exists()  # package=False
 
 
-@pytest.mark.integration
-@pytest.mark.slow
-def test_nbgrader_round_trip_full_marks_and_zero(tmp_path, monkeypatch):
-    course = tmp_path / "course"
-    build_assignments.build([SOURCE], course)
-    (tmp_path / "home").mkdir()
-    monkeypatch.setenv("BERTEDU_HOME", str(tmp_path / "home"))  # the kernels' quiz progress goes here
-    nbgrader(course, "generate_assignment", ASSIGNMENT, "--force")
-    release = nbformat.read(course / "release" / ASSIGNMENT / SOURCE.name, as_version=4)
-    source = nbformat.read(course / "source" / ASSIGNMENT / SOURCE.name, as_version=4)
-    assert not any(
-        editions.BEGIN_HIDDEN in c.source or editions.BEGIN_SOLUTION in c.source for c in release.cells
+def course_config(course: Path):
+    """The config nbgrader reads from ``course/nbgrader_config.py`` (executed as nbgrader does)."""
+    from traitlets.config import Config
+
+    config = Config()
+    namespace = {"get_config": lambda: config, "__file__": str(course / "nbgrader_config.py")}
+    exec(compile((course / "nbgrader_config.py").read_text(), "nbgrader_config.py", "exec"), namespace)
+    return config, namespace
+
+
+def test_the_release_has_the_student_editions_stubs(tmp_path):
+    """nbgrader's release, through the config's StudentEditionStubs, holds the student edition's code: Run All
+    goes on past an unanswered exercise (no top-level raise), and the stubs are the same lines."""
+    from nbgrader.preprocessors import ClearSolutions
+
+    build_assignments.build([SOURCE], tmp_path, package=False)
+    config, namespace = course_config(tmp_path)
+    stubs_class = namespace["StudentEditionStubs"]
+    steps = config.GenerateAssignment.preprocessors
+    assert stubs_class in steps and ClearSolutions not in steps and issubclass(stubs_class, ClearSolutions)
+    source = nbformat.read(tmp_path / "source" / ASSIGNMENT / SOURCE.name, as_version=4)
+    stubs = stubs_class()
+    released = []
+    for cell in source.cells:
+        if cell.metadata.get("nbgrader", {}).get("solution"):
+            assert stubs._replace_solution_region(cell, "python")
+            released.append(cell.source)
+    student = editions.student_notebook(editions.read(SOURCE), SOURCE.name)
+    student_code = {c.source for c in student.cells if c.cell_type == "code"}
+    assert len(released) == 3 and all(code in student_code for code in released)
+    for code in released:
+        assert "BEGIN SOLUTION" not in code and "raise NotImplementedError()" not in code
+        top_level = [line for line in code.split("\n") if line.startswith("raise")]
+        assert not top_level, code  # a raise at the top level of a cell would stop Run All
+        compile(code, "release", "exec")
+    assert "weights = ..." in released[0]
+
+
+WRONG_AXIS = "weights = softmax(ex.Q @ ex.K.T / np.sqrt(4), axis=0)"
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_a_failed_hidden_test_names_the_mistake_in_the_notebooks_language(tmp_path, language):
+    """The hidden test's AssertionError (what nbgrader's feedback shows) is the checker's message, in Chinese
+    for an assignment built from notebooks/zh/."""
+    import numpy as np
+
+    from bertedu.teaching import i18n
+    from bertedu.teaching.exercises import attention
+
+    source = SOURCE if language == "en" else ZH_SOURCE
+    nb = build_assignments.assignment_notebook(editions.read(source), source.name)
+    (cell,) = [
+        c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "check-attention_weights"
+    ]
+    hidden = cell.source.split(editions.BEGIN_HIDDEN)[1].split(editions.END_HIDDEN)[0]
+    namespace = {
+        "ex": attention,
+        "np": np,
+        "softmax": lambda x, axis: np.exp(x) / np.exp(x).sum(axis, keepdims=True),
+    }
+    exec(WRONG_AXIS, namespace)
+    try:
+        if language == "zh":  # what the Chinese notebook's generated cell does before any check
+            assert any('set_language("zh")' in c.source for c in nb.cells if c.cell_type == "code")
+        i18n.set_language(language)
+        with pytest.raises(AssertionError) as failed:
+            exec(hidden, namespace)
+        expected = str(attention.attention_weights.check(namespace["weights"]))
+        shown = str(failed.value)  # the label is translated when shown (nbgrader shows it in the same kernel)
+    finally:
+        i18n.set_language(None)
+    assert shown == expected and "axis" in expected
+    assert ("不" in expected or "轴" in expected) == (language == "zh"), expected
+
+
+ZH_SOURCE = ROOT / "notebooks" / "zh" / f"{ASSIGNMENT}.ipynb"
+
+
+def test_chinese_assignments_are_built_next_to_the_english_ones(tmp_path):
+    sources = build_assignments.default_sources()
+    assert ZH_SOURCE in sources and SOURCE in sources
+    written = build_assignments.build([SOURCE, ZH_SOURCE], tmp_path, package=False)
+    assert written == {ASSIGNMENT: 3, f"{ASSIGNMENT}_zh": 3}
+    zh = nbformat.read(tmp_path / "source" / f"{ASSIGNMENT}_zh" / SOURCE.name, as_version=4)
+    en = nbformat.read(tmp_path / "source" / ASSIGNMENT / SOURCE.name, as_version=4)
+    ids = [c.metadata.get("nbgrader", {}).get("grade_id") for c in zh.cells]
+    assert [i for i in ids if i] == [
+        c.metadata.nbgrader.grade_id for c in en.cells if "nbgrader" in c.metadata
+    ]
+    assert any("自注意力" in c.source for c in zh.cells if c.cell_type == "markdown")
+
+
+def test_nbgrader_finds_alembic_without_an_activated_venv(tmp_path, monkeypatch):
+    """nbgrader starts `alembic` by name; the config puts this Python's bin/ first on PATH, so that
+    `.venv/bin/nbgrader ...` works without `source .venv/bin/activate` (the guide's step 3)."""
+    build_assignments.build([SOURCE], tmp_path, package=False)
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    course_config(tmp_path)
+    first = os.environ["PATH"].split(os.pathsep)[0]
+    assert first == os.path.dirname(sys.executable) and shutil.which("alembic", path=first)
+
+
+def test_the_feedback_template_inlines_mathjax(tmp_path):
+    """nbgrader_config.py selects templates/bertedu_feedback, whose mathjax() macro writes MathJax into the page
+    (no script from a CDN); the rendered page is checked in tests/test_instructor_guide.py."""
+    build_assignments.build([SOURCE], tmp_path, package=False)
+    config, _ = course_config(tmp_path)
+    assert config.HTMLExporter.template_name == build_assignments.FEEDBACK_TEMPLATE
+    assert str(tmp_path / "templates") in config.HTMLExporter.extra_template_basedirs
+    macro = (tmp_path / "templates" / build_assignments.FEEDBACK_TEMPLATE / "mathjax.html.j2").read_text()
+    assert "macro mathjax(" in macro and "MathJax" in macro and len(macro) > 1_000_000
+    assert not re.search(r"<script[^>]*\bsrc=", macro)
+
+
+# ----------------------------------------------------------------------------------------------------------
+# The graded package and the search for reference solutions
+
+MODULE = '''\
+GRADED_BUILD = False  # the marker
+demo = Exercise(
+    name="demo", prompt="p", checker=check,
+    solution_code="""
+answer = compute()   # 中文注释: a multi-byte comment before the end
+""",
+    points=2,
+)
+old_style = Exercise("old", "p", check, [], "x = 1  # positional")
+empty = Exercise("empty", "p", check, solution_code="")
+SOLUTIONS: dict[str, str] = {"demo": "answer = compute()   # 中文", "old": "x = 1"}
+'''
+
+
+def test_strip_solutions_empties_every_solution_and_sets_the_marker():
+    stripped, removed = build_assignments.strip_solutions(MODULE, "demo.py")
+    assert removed == 2 + 2  # two solution_code values, two translations
+    for gone in ("compute()", "x = 1", "中文注释"):
+        assert gone not in stripped
+    assert "GRADED_BUILD = True  # the marker" in stripped  # the rest of the line kept
+    assert 'solution_code="",' in stripped and '[], "")' in stripped and "] = {}" in stripped
+    assert "points=2" in stripped and 'solution_code="")' in stripped  # untouched
+    namespace = {"Exercise": lambda *a, **k: (a, k), "check": None}
+    exec(stripped, namespace)
+    assert namespace["SOLUTIONS"] == {} and namespace["demo"][1]["solution_code"] == ""
+
+
+def test_strip_solutions_refuses_a_solution_it_cannot_remove_whole():
+    with pytest.raises(editions.EditionError, match="string literal"):
+        build_assignments.strip_solutions("e = Exercise(name='e', solution_code=CODE)", "x.py")
+    with pytest.raises(editions.EditionError, match="dict literal"):
+        build_assignments.strip_solutions("SOLUTIONS = {'e': CODE}", "x.py")
+
+
+PLANTED = """\
+def attention(q, k, v):
+    scores = q @ k.transpose(-2, -1)          # (B, T, T)
+    scores = scores / math.sqrt(q.shape[-1])
+    weights = torch.softmax(scores, dim=-1)
+    return weights @ v
+"""
+
+
+def test_the_search_finds_a_planted_solution_and_keeps_the_course_code():
+    """Rule 1: the whole solution in a text meant to be read (a string, a cell), translated comments or not.
+    Rule 2: three consecutive lines anywhere, code included, unless the course's own code holds them."""
+    translated = PLANTED.replace("# (B, T, T)", "# 分数 (B, T, T)")
+    lines = PLANTED.split("\n")
+    texts = {
+        "pkg/hidden.py, string 0": translated,  # rule 1: a solution string left in a module
+        "release/nb.ipynb, cell 3": "x = 1\n" + "\n".join(lines[2:5]) + "\ny = 2",  # rule 2: three lines
+        "release/nb.ipynb, cell 4": "\n".join(lines[2:4]),  # two lines: not enough
+        "pkg/core.py": "def f(q, k):\n" + "\n".join(lines[1:4]),  # three lines the library holds too
+        "pkg/other.py": "\n".join(lines[2:5]) + "\n",  # three lines the library does not hold
+    }
+    library = {"core.py": "def g(q, k):\n" + "\n".join(lines[1:4]) + "\n    return q"}
+    found = build_assignments.find_solutions({"attention": PLANTED}, texts, library)
+    assert {f.where for f in found} == {
+        "pkg/hidden.py, string 0",
+        "release/nb.ipynb, cell 3",
+        "pkg/other.py",
+    }, found
+    # the whole solution as a string is a leak even when the library's code holds every line of it
+    assert build_assignments.find_solutions({"a": PLANTED}, {"m.py, string 1": PLANTED}, {"m.py": PLANTED})
+    assert not build_assignments.find_solutions({"a": PLANTED}, {"m.py": PLANTED}, {"m.py": PLANTED})
+
+
+def test_a_graded_build_says_solutions_are_not_part_of_it(monkeypatch):
+    from bertedu.teaching import i18n
+    from bertedu.teaching.exercises import core
+    from bertedu.teaching.exercises import welcome as ex
+
+    monkeypatch.setattr(core, "GRADED_BUILD", True)
+    shown = repr(ex.expected_masked.solution())
+    assert shown == core.GRADED_BUILD_MESSAGE and ex.expected_masked.solution_code.strip() not in shown
+    assert i18n.translate(core.GRADED_BUILD_MESSAGE, "zh") != core.GRADED_BUILD_MESSAGE
+
+
+GRADED_PROBE = """
+import json
+import bertedu
+from bertedu.teaching import i18n
+from bertedu.teaching.exercises import welcome as ex
+from bertedu.utils import data_path
+
+ex.expected_masked.check(30)  # an attempt: the course's package would now show the solution
+shown = {}
+for lang in i18n.LANGUAGES:
+    i18n.set_language(lang)
+    shown[lang] = repr(ex.expected_masked.solution())
+translations = sum(len(i18n.solutions(lang)) for lang in i18n.LANGUAGES)
+print(json.dumps({"package": bertedu.__file__, "data": str(data_path("simple_sentences.txt")),
+                  "shown": shown, "translations": translations}))
+"""
+
+
+def no_solution_readable(course: Path) -> None:
+    """Nothing a student can read holds a reference solution: not the release, not the graded package (by the
+    rule above tools/build_assignments.py's ``find_solutions``), while the same search finds every solution
+    in the course's own package; and the graded package, imported from its folder, says so in solution()."""
+    from bertedu.teaching import i18n
+    from bertedu.teaching.exercises import core
+
+    package = course / build_assignments.PACKAGE_DIR
+    solutions = build_assignments.reference_solutions()
+    own = build_assignments.library_texts() | build_assignments.given_code([SOURCE])
+    readable = build_assignments.readable_texts(course / "release", package)
+    assert f"{package.name}/{build_assignments.MARKER_MODULE}" in readable and len(readable) > 1000
+    found = build_assignments.find_solutions(solutions, readable, own)
+    assert not found, "\n".join(map(str, found))
+    # the transform skipped: the course's own package holds every solution (and translation) with code lines
+    unstripped = build_assignments.find_solutions(
+        solutions, build_assignments.readable_texts(ROOT / "bertedu" / "teaching"), own
     )
+    with_code = {name for name, code in solutions.items() if build_assignments.significant_lines(code)}
+    assert {f.exercise for f in unstripped} == with_code and len(with_code) >= 40
 
-    # bob solves every exercise (the source's solutions, markers removed); alice hands in the release as it is
+    env = {**os.environ, "PYTHONPATH": str(package)}
+    with tempfile.TemporaryDirectory() as away:  # a student's folder: no repository above it
+        probe = subprocess.run(
+            [sys.executable, "-c", GRADED_PROBE],
+            cwd=away,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    assert probe.returncode == 0, probe.stderr
+    seen = json.loads(probe.stdout)
+    assert Path(seen["package"]).is_relative_to(package) and Path(seen["data"]).is_relative_to(package)
+    assert seen["shown"] == {lang: i18n.translate(core.GRADED_BUILD_MESSAGE, lang) for lang in i18n.LANGUAGES}
+    assert seen["translations"] == 0
+
+
+def solved(release, source):
+    """``release`` with every answer cell holding the source's solution (markers removed): a full-marks submission."""
     solutions = {
         c.metadata.nbgrader.grade_id: c.source
         for c in source.cells
         if c.metadata.get("nbgrader", {}).get("solution")
     }
-    solved = copy.deepcopy(release)
-    for cell in solved.cells:
-        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+    nb = copy.deepcopy(release)
+    for cell in nb.cells:
         if cell.metadata.get("nbgrader", {}).get("solution"):
-            lines = solutions[grade_id].split("\n")
+            lines = solutions[cell.metadata.nbgrader.grade_id].split("\n")
             cell.source = "\n".join(
                 line for line in lines if line.strip() not in (editions.BEGIN_SOLUTION, editions.END_SOLUTION)
             )
-    for student, nb in (("alice", release), ("bob", solved)):
-        folder = course / "submitted" / student / ASSIGNMENT
-        folder.mkdir(parents=True)
-        nbformat.write(nb, folder / SOURCE.name)
-    nbgrader(course, "autograde", ASSIGNMENT, "--force")
+    return nb
+
+
+FINE_TUNING = ROOT / "notebooks" / "07_fine_tuning.ipynb"
+
+
+@pytest.mark.integration
+@pytest.mark.slow
+@pytest.mark.skipif(
+    os.environ.get("BERTEDU_NBGRADER_ALL") != "1", reason="about 4 minutes: BERTEDU_NBGRADER_ALL=1 to run it"
+)
+def test_autograding_notebook_07_loads_the_course_model(tmp_path):
+    """Notebook 07 loads runs/mini-bert/ (trained by 06, or by load_course_model the first time). Graded in a
+    course folder outside the repository, the submission finds the repository's runs/ through the package's
+    editable install, and the solved assignment gets full marks."""
+    course = tmp_path / "course"
+    assignment = FINE_TUNING.stem
+    build_assignments.build([FINE_TUNING], course, package=False)
+    nbgrader(course, "generate_assignment", assignment)
+    release = nbformat.read(course / "release" / assignment / FINE_TUNING.name, as_version=4)
+    source = nbformat.read(course / "source" / assignment / FINE_TUNING.name, as_version=4)
+    folder = course / "submitted" / "bob" / assignment
+    folder.mkdir(parents=True)
+    nbformat.write(solved(release, source), folder / FINE_TUNING.name)
+    nbgrader(course, "autograde", assignment)
 
     from nbgrader.api import Gradebook
 
-    total = sum(e.points for e in editions.exercises(editions.read(SOURCE)).values())
+    total = sum(e.points for e in editions.exercises(editions.read(FINE_TUNING)).values())
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
-        untouched = gradebook.find_submission(ASSIGNMENT, "alice")
-        full = gradebook.find_submission(ASSIGNMENT, "bob")
-        assert (full.score, full.max_score) == (total, total)
-        assert (untouched.score, untouched.max_score) == (0, total)
+        submission = gradebook.find_submission(assignment, "bob")
+        assert (submission.score, submission.max_score) == (total, total)

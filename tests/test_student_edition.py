@@ -344,35 +344,17 @@ def test_the_old_chinese_edition_moves_to_student_zh_with_the_work_in_it(tmp_pat
 # ------------------------------------------------------------- the student edition runs top to bottom
 
 RUNNABLE = [p for p in NOTEBOOKS if p.stem not in PENDING and editions.exercises(editions.read(p))]
-#: Notebook 06 trains the course model into runs/mini-bert/ and notebook 07 loads it from there (or trains it
-#: first if it is missing, a minute and a half). Run on one worker, in this order, with one BERTEDU_HOME, the
-#: two student editions train it once, as a student who runs the notebooks in order does.
-SHARED_MODEL = ("06_mini_pretraining", "07_fine_tuning")
-_SHARED_HOME: list[str] = []
-
-
-def _edition_param(path):
-    marks = [pytest.mark.xdist_group("student-course-model")] if path.stem in SHARED_MODEL else []
-    return pytest.param(path, id=path.stem, marks=marks)
-
-
-def _home_for(stem: str) -> str:
-    if stem not in SHARED_MODEL:
-        return tempfile.mkdtemp(prefix="bertedu-home-")
-    if not _SHARED_HOME:
-        _SHARED_HOME.append(tempfile.mkdtemp(prefix="bertedu-home-shared-"))
-    return _SHARED_HOME[0]
 
 
 @pytest.mark.integration
 @pytest.mark.slow
-@pytest.mark.parametrize("path", [_edition_param(p) for p in RUNNABLE])
+@pytest.mark.parametrize("path", RUNNABLE, ids=[p.stem for p in RUNNABLE])
 def test_student_edition_runs_and_says_not_attempted(path, edition):
     from nbclient import NotebookClient
 
     nb = editions.read(edition / path.name)
     before = tracked_state()
-    env_home = _home_for(path.stem)
+    env_home = tempfile.mkdtemp(prefix="bertedu-home-")
     old = os.environ.get("BERTEDU_HOME")
     os.environ["BERTEDU_HOME"] = env_home
     try:

@@ -2,14 +2,16 @@
 
 Usage: python tools/export_html.py [--output build/html] [notebooks/NN_x.ipynb ...]
 
-Each notebook, as committed (with its outputs), becomes ``<output>/NN_x.html``. Two things differ from a
-plain ``jupyter nbconvert --to html``:
+Each notebook, as committed (with its outputs), becomes ``<output>/NN_x.html``; a Chinese notebook
+(``notebooks/zh/NN_x.ipynb``) becomes ``<output>/zh/NN_x.html``, so the two editions of a notebook never overwrite
+each other. Two things differ from a plain ``jupyter nbconvert --to html``:
 
 - **Maths without a network.** nbconvert's pages load MathJax from a CDN, so offline every formula stays raw
-  ``$\\sqrt{d_k}$``. Here MathJax 2.7 is copied from the ``jupyter-server-mathjax`` package into
-  ``<output>/mathjax/`` and the pages load it by a relative URL. The pages load nothing else from the network
-  (require.js, the Mermaid loader and the widget manager are left out: the course uses none of them, and
-  widget state is not saved in the notebooks).
+  ``$\\sqrt{d_k}$``. Here MathJax 3, the copy tools/vendor_web.py vendors from npm for the course's web site
+  (``make site``), is copied into ``<output>/mathjax/`` with its fonts, and the pages load it by a relative URL
+  (MathJax 2.7 of ``jupyter-server-mathjax``, used before, drew ``\\mathbb{R}`` as a plain R offline). The pages
+  load nothing else from the network (require.js, the Mermaid loader and the widget manager are left out: the
+  course uses none of them, and widget state is not saved in the notebooks).
 - **Alt text on every figure.** nbconvert's lab template writes no ``alt`` and then fills in "No description
   has been provided for this image". Here each figure gets one, in this order: the cell's metadata ``alt``;
   a ``# alt: ...`` comment in the cell; else what the cell's code says about the plot (titles, axis labels,
@@ -32,16 +34,15 @@ from nbconvert.preprocessors import Preprocessor
 
 ROOT = Path(__file__).resolve().parents[1]
 IMAGE_TYPES = ("image/png", "image/jpeg")
-MATHJAX_FOLDER = "mathjax"  # next to the pages
-# The combined configuration jupyter-server-mathjax ships (TeX input, HTML-CSS output), plus Safe mode.
-MATHJAX_CONFIG = "TeX-AMS-MML_HTMLorMML-full,Safe"
-MATHJAX_URL = f"{MATHJAX_FOLDER}/MathJax.js?config={MATHJAX_CONFIG}"
+MATHJAX_FOLDER = "mathjax"  # in the output folder, next to the English pages
+MATHJAX_URL = f"{MATHJAX_FOLDER}/tex-chtml.js"  # from an English page; a Chinese page (in zh/) adds ../
+CHINESE_FOLDER = "zh"  # notebooks/zh/NN_x.ipynb -> <output>/zh/NN_x.html
 ALT_COMMENT = re.compile(r"^\s*#\s*alt:\s*(.+?)\s*$", re.MULTILINE)
 MAX_ALT = 300  # characters
 MIN_LETTERS = 30  # plot words with fewer letters than this get the Markdown's first sentence as context
 
-# The lab template, with an alt attribute on images, a local MathJax configured for the fonts
-# jupyter-server-mathjax ships (STIX-Web), and nothing loaded from a CDN.
+# The lab template, with an alt attribute on images, the local MathJax 3 (TeX with $...$, AMS numbering, its own
+# fonts), and nothing loaded from a CDN.
 TEMPLATE = r"""
 {%- extends 'index.html.j2' -%}
 
@@ -50,24 +51,19 @@ TEMPLATE = r"""
 {%- block jupyter_widgets -%}{%- endblock jupyter_widgets -%}
 
 {%- block html_head_js_mathjax -%}
-<script type="text/x-mathjax-config">
-MathJax.Hub.Config({
-    TeX: {equationNumbers: {autoNumber: "AMS", useLabelIds: true}},
-    tex2jax: {
+<script>
+window.MathJax = {
+    tex: {
         inlineMath: [ ['$','$'], ["\\(","\\)"] ],
         displayMath: [ ['$$','$$'], ["\\[","\\]"] ],
         processEscapes: true,
-        processEnvironments: true
+        processEnvironments: true,
+        tags: "ams"
     },
-    displayAlign: 'center',
-    messageStyle: 'none',
-    "HTML-CSS": {
-        availableFonts: [], preferredFont: null, webFont: "STIX-Web", imageFont: null,
-        linebreaks: {automatic: true}
-    }
-});
+    options: {ignoreHtmlClass: "tex2jax_ignore", processHtmlClass: "tex2jax_process"}
+};
 </script>
-<script src="{{ resources.mathjax_url }}"></script>
+<script defer src="{{ resources.mathjax_url }}"></script>
 {%- endblock html_head_js_mathjax -%}
 
 {% block data_png scoped %}
@@ -82,28 +78,20 @@ TEMPLATE_NAME = "bertedu_offline.html.j2"
 
 
 def mathjax_source() -> Path:
-    """The MathJax 2.7 folder of the installed ``jupyter-server-mathjax`` package."""
+    """MathJax 3 as tools/vendor_web.py vendors it (npm ci of web/package-lock.json the first time)."""
+    import vendor_web
+
     try:
-        import jupyter_server_mathjax
-    except ImportError:
-        sys.exit(
-            "error: the package jupyter-server-mathjax is not installed: it provides the offline MathJax. "
-            "Run `make html` (it installs it), or `.venv/bin/python -m pip install jupyter-server-mathjax==0.2.6`."
-        )
-    static = Path(jupyter_server_mathjax.__file__).resolve().parent / "static"
-    config = static / "config" / f"{MATHJAX_CONFIG.split(',')[0]}.js"
-    for needed in (static / "MathJax.js", config):
-        if not needed.is_file():
-            sys.exit(
-                f"error: {needed} is missing: reinstall jupyter-server-mathjax (pip install --force-reinstall)."
-            )
-    return static
+        vendor_web.vendor()
+    except (FileNotFoundError, RuntimeError) as err:
+        sys.exit(f"error: the offline MathJax could not be vendored: {err}")
+    return vendor_web.DEFAULT_OUT / "mathjax"
 
 
 def copy_mathjax(output: Path) -> Path:
     """Copy MathJax next to the pages (once; a later export leaves it as it is). Returns the folder."""
     target = output / MATHJAX_FOLDER
-    if not (target / "MathJax.js").is_file():
+    if not (target / "tex-chtml.js").is_file():
         shutil.copytree(mathjax_source(), target, dirs_exist_ok=True)
     return target
 
@@ -150,7 +138,9 @@ def tex_to_text(text: str) -> str:
     """Inline LaTeX as readable plain text: $q\\cdot k/\\sqrt{d}$ -> q·k/√d (for alt text)."""
     text = re.sub(r"\\sqrt\{([^{}]*)\}", lambda m: "√" + (m[1] if len(m[1]) == 1 else f"({m[1]})"), text)
     text = re.sub(r"\\frac\{([^{}]*)\}\{([^{}]*)\}", r"\1/\2", text)
-    text = re.sub(r"\\(?:mathrm|text|mathbf|operatorname)\{([^{}]*)\}", r"\1", text)
+    text = re.sub(r"\\(?:mathrm|text|texttt|mathbf|operatorname)\{([^{}]*)\}", r"\1", text)
+    text = re.sub(r"\\xrightarrow\{([^{}]*)\}", r"→ \1 →", text)
+    text = re.sub(r"\\[,;:! ]|\\q?quad\b", " ", text)  # spacing commands
     text = re.sub(r"\\([A-Za-z]+)\s?", lambda m: TEX_SYMBOLS.get(m[1], m[1]), text)
     return text.replace("$", "").replace("{", "").replace("}", "")
 
@@ -247,16 +237,23 @@ def make_exporter() -> HTMLExporter:
     return exporter
 
 
+def page_path(notebook: Path, output: Path) -> Path:
+    """Where a notebook's page goes: ``output/NN_x.html``, or ``output/zh/NN_x.html`` for a Chinese notebook."""
+    chinese = notebook.resolve().parent.name == CHINESE_FOLDER
+    return (output / CHINESE_FOLDER if chinese else output) / f"{notebook.stem}.html"
+
+
 def export(notebook: Path, output: Path, exporter: HTMLExporter | None = None) -> Path:
-    """Write ``output/<notebook stem>.html`` (and MathJax beside it); returns the page's path."""
-    output.mkdir(parents=True, exist_ok=True)
+    """Write the notebook's page (see :func:`page_path`; MathJax in ``output/mathjax``); returns its path."""
+    page = page_path(notebook, output)
+    page.parent.mkdir(parents=True, exist_ok=True)
     copy_mathjax(output)
     exporter = exporter or make_exporter()
+    exporter.mathjax_url = "../" * (page.parent != output) + MATHJAX_URL
     nb = nbformat.read(notebook, as_version=4)
     if any(c.cell_type == "markdown" and "```mermaid" in c.source for c in nb.cells):
         sys.exit(f"error: {notebook} has a Mermaid diagram, which these offline pages cannot draw.")
     html, _ = exporter.from_notebook_node(nb, resources={"metadata": {"name": notebook.stem}})
-    page = output / f"{notebook.stem}.html"
     tmp = page.with_suffix(".html.tmp")
     tmp.write_text(html, encoding="utf-8")
     tmp.replace(page)
@@ -276,7 +273,7 @@ def main(argv: list[str] | None = None) -> int:
     for notebook in notebooks:
         page = export(notebook, args.output, exporter)
         print(f"wrote {page}")
-    print(f"Open {args.output / notebooks[0].stem}.html in a browser; it needs no network.")
+    print(f"Open {page_path(notebooks[0], args.output)} in a browser; it needs no network.")
     return 0
 
 

@@ -7,7 +7,8 @@ integrity hashes from the lock, no install scripts) in a scratch folder, ``build
 output folder the files listed in :data:`FILES`, with a ``NOTICE`` naming each package, its version and licence.
 Nothing is downloaded again while the lock file is unchanged (a stamp holds its SHA-256).
 
-What is vendored, and why not committed: onnxruntime-web's WebAssembly build (the mini-BERT page) is one ES module
+What is vendored, and why not committed: MathJax 3's TeX-to-HTML build with its fonts (about 7 MB; the site's maths,
+so that ``\\mathbb{R}`` renders without a network), and onnxruntime-web's WebAssembly build (the mini-BERT page) is one ES module
 of 50 kB (``ort.wasm.min.mjs``, the API), its 24 kB loader (``ort-wasm-simd-threaded.mjs``) and a 14 MB ``.wasm``
 binary. The package itself is 136 MB of variants (WebGPU, WebGL, JSPI, asyncify, source maps) that a page never
 loads. A 14 MB binary that changes with every release would bloat the repository's history, and the lock file
@@ -31,11 +32,16 @@ WEB = ROOT / "web"
 DEFAULT_OUT = ROOT / "build" / "web" / "vendor"
 SCRATCH = ROOT / "build" / "web" / "npm"
 
-#: package → the files of its ``dist`` folder that the pages load (a 1-thread WebAssembly build: a plain static
-#: host sends no cross-origin-isolation headers, so the browser has no shared memory for threads anyway).
+#: package → the files (or folders) of its ``dist`` folder that the pages load (a 1-thread WebAssembly build: a plain
+#: static host sends no cross-origin-isolation headers, so the browser has no shared memory for threads anyway).
 FILES: dict[str, tuple[str, ...]] = {
     "onnxruntime-web": ("ort.wasm.min.mjs", "ort-wasm-simd-threaded.mjs", "ort-wasm-simd-threaded.wasm"),
+    # the site's maths (Sphinx's mathjax_path): TeX to HTML, its fonts, the TeX extensions it loads on demand
+    # (\mathbb, \boldsymbol, ...), the menu's accessibility parts and their speech rules
+    "mathjax": ("tex-chtml.js", "input/tex/extensions", "output/chtml/fonts/woff-v2", "a11y", "ui", "sre"),
 }
+#: the folder of each package that FILES names files in
+DIST: dict[str, str] = {"onnxruntime-web": "dist", "mathjax": "es5"}
 
 
 def lock_digest() -> str:
@@ -67,11 +73,11 @@ def npm_ci(scratch: Path) -> Path:
 
 
 def vendor(out: Path = DEFAULT_OUT, scratch: Path = SCRATCH) -> list[Path]:
-    """Copy :data:`FILES` into ``out/PACKAGE/`` (after ``npm ci`` when the lock changed); returns the files."""
+    """Copy :data:`FILES` into ``out/PACKAGE/`` (after ``npm ci`` when the lock changed); returns every file."""
     stamp = out / ".lock-sha256"
     wanted = [out / package / name for package, names in FILES.items() for name in names]
-    if stamp.is_file() and stamp.read_text().strip() == lock_digest() and all(p.is_file() for p in wanted):
-        return wanted
+    if stamp.is_file() and stamp.read_text().strip() == lock_digest() and all(p.exists() for p in wanted):
+        return _files(wanted)
     modules = npm_ci(scratch)
     notices = []
     for package, names in FILES.items():
@@ -81,7 +87,12 @@ def vendor(out: Path = DEFAULT_OUT, scratch: Path = SCRATCH) -> list[Path]:
             shutil.rmtree(target)
         target.mkdir(parents=True)
         for name in names:
-            shutil.copy2(modules / package / "dist" / name, target / name)
+            source, dest = modules / package / DIST[package] / name, target / name
+            if source.is_dir():
+                shutil.copytree(source, dest)
+            else:
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(source, dest)
         notices.append(
             f"{package} {meta['version']} ({meta.get('license', 'see its package')}): {', '.join(names)}"
         )
@@ -93,7 +104,14 @@ def vendor(out: Path = DEFAULT_OUT, scratch: Path = SCRATCH) -> list[Path]:
     )
     stamp.write_text(lock_digest() + "\n")
     shutil.rmtree(modules)  # 136 MB of variants no page loads; npm ci starts from nothing anyway
-    return wanted
+    return _files(wanted)
+
+
+def _files(paths: list[Path]) -> list[Path]:
+    """The files of ``paths``, folders expanded."""
+    return [
+        f for p in paths for f in ([p] if p.is_file() else sorted(x for x in p.rglob("*") if x.is_file()))
+    ]
 
 
 def main(argv: Sequence[str] | None = None) -> int:

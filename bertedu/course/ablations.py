@@ -179,7 +179,16 @@ DIRECTIONS = {
 #: The full run (``make bench``) and the reduced one notebook 10 runs in about a minute on one thread
 #: (two variants, 40 % of the steps, held-out files and the frozen probe but no fine-tuning).
 FULL = {"variants": tuple(VARIANTS), "seeds": (0, 1, 2), "steps": 1000, "batch_size": 64, "tasks": TASKS}
-REDUCED = {"variants": ("bert", "ltr"), "seeds": (0,), "steps": 400, "batch_size": 64, "tasks": ()}
+#: Notebook 10's reduced run: the first 400 steps of the full run's 1,000-step schedule (warm-up and decay as
+#: in notebook 06, stopped early with ``stop_after``), so that its BERT is notebook 06's run at step 400.
+REDUCED = {
+    "variants": ("bert", "ltr"),
+    "seeds": (0,),
+    "steps": 1000,
+    "stop_after": 400,
+    "batch_size": 64,
+    "tasks": (),
+}
 
 
 def ablation_config(
@@ -348,13 +357,15 @@ def run_variant(
     probe: bool = True,
     datasets: dict | None = None,
     progress: bool = False,
+    stop_after: int | None = None,
 ) -> dict[str, Any]:
-    """Pretrain variant ``name`` with ``seed`` and measure it. Returns a JSON-ready record ``{"variant",
-    "seed", "steps", "batch_size", "scores": {metric: value}, "seconds": {"pretrain", "measure"}}``; the
+    """Pretrain variant ``name`` with ``seed`` and measure it. ``stop_after``: stop after that many of the
+    ``steps`` of the schedule (a prefix of the full run). Returns a JSON-ready record ``{"variant", "seed",
+    "steps", "trained_steps", "batch_size", "scores": {metric: value}, "seconds": {"pretrain", "measure"}}``; the
     metrics are those of :data:`METRICS` that apply (no NSP scores without NSP, fine-tuning only for
     ``tasks``, the probe if ``probe``)."""
     config = ablation_config(name, steps=steps, batch_size=batch_size, seed=seed)
-    run = pretrain(config, progress=progress)
+    run = pretrain(config, progress=progress, stop_after=stop_after)
     began = time.perf_counter()
     scores = heldout_scores(run.model, run.tokenizer, nsp=VARIANTS[name].nsp, max_length=config.max_length)
     datasets = task_datasets(run.tokenizer, tasks) if datasets is None else datasets
@@ -371,6 +382,7 @@ def run_variant(
         "variant": name,
         "seed": seed,
         "steps": steps,
+        "trained_steps": steps if stop_after is None else min(steps, stop_after),
         "batch_size": batch_size,
         "scores": scores,
         "seconds": {"pretrain": run.train_seconds, "measure": time.perf_counter() - began},
@@ -386,6 +398,7 @@ def run_ablations(
     tasks=FULL["tasks"],
     probe: bool = True,
     progress: bool = True,
+    stop_after: int | None = None,
 ) -> list[dict]:
     """:func:`run_variant` for every variant and seed (``bert`` first, so the differences have a reference),
     with a progress bar over the runs and one over each run's pretraining steps (``progress``).
@@ -405,6 +418,7 @@ def run_ablations(
             probe=probe,
             datasets=datasets,
             progress=progress,
+            stop_after=stop_after,
         )
         for name, seed in tqdm(jobs, desc="ablations", unit="run", disable=not progress)
     ]

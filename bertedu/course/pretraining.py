@@ -148,6 +148,16 @@ def load_course_model(
         return run.model, run.tokenizer
 
 
+def course_eval_history(path: str | os.PathLike | None = None) -> list[dict]:
+    """Notebook 06's held-out evaluations of the course model, one record per evaluation (every 100 steps):
+    ``{"step", "mlm_accuracy", "mlm_top5_accuracy", "nsp_accuracy", ...}`` on notebook 06's held-out files.
+    The model is made first if it is missing (:func:`load_course_model`, deterministic on one machine), so the
+    curve is that of the model the other notebooks load. Notebook 10 draws its reduced run beside it."""
+    load_course_model(path)
+    directory = course_checkpoint_dir() if path is None else Path(path)
+    return [record for record in load_checkpoint(directory).history if record.get("split") == "eval"]
+
+
 def _course_checkpoint(directory: Path, expected: PretrainingConfig, corpus_sha: str):
     """``(checkpoint, "")`` if ``directory`` holds a run of the course recipe (finished or not) that loads,
     else ``(None, why not)``."""

@@ -8,6 +8,12 @@
 - :data:`same_training`: both models trained on the same batches with the same seed give the same losses,
   step for step (:func:`side_by_side` computes them and draws the two curves).
 
+Re-exported for the notebook's own loop and real weights: notebook 04's :data:`nsp_sampler` and
+:data:`collate_batch`, notebook 03's :data:`masking_function`, and the exercises of
+:mod:`bertedu.teaching.exercises.capstone_loop` (:data:`schedule`, :data:`loop_step`, :data:`your_loop`,
+:func:`train_your_parts`) and :mod:`bertedu.teaching.exercises.capstone_minilm` (:data:`real_weights`,
+:func:`your_minilm`).
+
 The data are the course corpus's first :data:`STEPS` pretraining batches (``bertedu.training.data``'s pipeline); both
 models take the same training step as ``bertedu.training.pretrain.pretrain`` (forward, zero_grad, backward, clip, AdamW,
 schedule). Introduced in notebook 11.
@@ -15,20 +21,41 @@ schedule). Introduced in notebook 11.
 
 from __future__ import annotations
 
-import functools
 import math
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import torch
-from torch import nn
 
 from bertedu.core.attention import build_key_mask
 from bertedu.core.config import BertConfig
 from bertedu.core.encoder import BertLayer
-from bertedu.core.model import BertForPreTraining
-from bertedu.core.tokenizer import train_tokenizer
 from bertedu.scaleout.distributed import cpu_threads
+from bertedu.teaching.exercises.capstone_base import (
+    BATCH_SIZE,
+    SEED,
+    STEPS,
+    capstone_setup,
+    load_weights,
+    pretraining_outputs,
+    reference_model,
+    reporting_step,
+    train_steps,
+)
+from bertedu.teaching.exercises.capstone_loop import (
+    NotDiagnosed,
+    YourRun,
+    capstone_losses,
+    diagnose_your_model,
+    loop_step,
+    loop_through_your_parts,
+    schedule,
+    train_your_parts,
+    your_loop,
+)
+from bertedu.teaching.exercises.capstone_minilm import (
+    real_weights,
+    your_minilm,
+)
 from bertedu.teaching.exercises.core import Exercise, expects_function
 from bertedu.teaching.exercises.encoder import (
     _ffn_reads_input,
@@ -37,9 +64,9 @@ from bertedu.teaching.exercises.encoder import (
     _pre_ln,
     multi_head_attention,
 )
-from bertedu.teaching.exercises.losses import mlm_head
+from bertedu.teaching.exercises.losses import collate_batch, mlm_head, nsp_sampler
+from bertedu.teaching.exercises.masking import masking_function
 from bertedu.teaching.exercises.nn_checks import (
-    ModuleProblem,
     build,
     close,
     copy_weights,
@@ -51,82 +78,8 @@ from bertedu.teaching.exercises.nn_checks import (
 from bertedu.teaching.exercises.tokens import embeddings_layer
 from bertedu.teaching.i18n import msg, translatable, translate
 from bertedu.teaching.viz._core import use_cjk_fallback
-from bertedu.training.data import read_corpus
-from bertedu.training.optim import make_optimizer
-from bertedu.training.pretrain import PretrainingConfig, pretraining_batches
-from bertedu.utils import data_path
 
-SEED = 0  #: initial weights and dropout masks
-STEPS = 30  #: optimizer steps of the side-by-side run
-BATCH_SIZE = 16
-MAX_LENGTH = 64
-LEARNING_RATE = 1e-3
 TOLERANCE = 1e-4  #: largest allowed loss difference at any step (float32 sums in another order)
-
-
-@functools.lru_cache(maxsize=1)
-def capstone_setup() -> tuple[BertConfig, object, tuple[dict, ...]]:
-    """``(config, tokenizer, batches)``: a 2-layer BERT (H = 64, 4 heads, FFN 256, dropout 0.1) over the
-    course corpus's WordPiece vocabulary, and the first :data:`STEPS` batches of ``[CLS] A [SEP] B [SEP]``
-    pairs (masked 80/10/10, NSP labels), made by the package's data pipeline."""
-    documents = read_corpus(data_path("simple_sentences.txt"))
-    tokenizer = train_tokenizer(documents, None)
-    config = BertConfig(
-        vocab_size=tokenizer.vocab_size,
-        hidden_size=64,
-        num_hidden_layers=2,
-        num_attention_heads=4,
-        intermediate_size=256,
-        max_position_embeddings=MAX_LENGTH,
-    )
-    recipe = PretrainingConfig(max_length=MAX_LENGTH, batch_size=BATCH_SIZE, seed=SEED)  # masked 80/10/10
-    batches = pretraining_batches(recipe, documents, tokenizer)
-    return config, tokenizer, tuple(next(batches)[1] for _ in range(STEPS))
-
-
-def reference_model(config: BertConfig) -> BertForPreTraining:
-    """bertedu's ``BertForPreTraining`` with the capstone's initial weights (seed :data:`SEED`)."""
-    with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(SEED)
-        return BertForPreTraining(config)
-
-
-def load_weights(mine: nn.Module, reference: nn.Module) -> None:
-    """Copy ``reference``'s parameters into ``mine`` by their Hugging Face names (a state-dict copy).
-
-    The tied names are aliases: ``cls.predictions.decoder.weight`` *is* the word embedding and
-    ``cls.predictions.decoder.bias`` *is* ``cls.predictions.bias``, so a model may have either or both.
-    Raises :class:`ModuleProblem` naming the parameters that are missing or unexpected.
-    """
-    aliases = ("cls.predictions.decoder.weight", "cls.predictions.decoder.bias")
-    theirs = reference.state_dict()
-    ours = mine.state_dict()
-    missing = [k for k in theirs if k not in ours and k not in aliases]
-    unexpected = [k for k in ours if k not in theirs]
-    if missing or unexpected:
-        raise ModuleProblem(
-            msg(
-                "your model's parameter names differ from BertForPreTraining's (missing "
-                "{missing}{more_missing}; unexpected {unexpected}"
-                "{more_unexpected}). Use Hugging Face's names: bert.embeddings..., "
-                "bert.encoder.layer.N.attention.self.query..., bert.pooler.dense, cls.predictions..., cls.seq_relationship.",
-                missing=missing[:5],
-                more_missing=" ..." if len(missing) > 5 else "",
-                unexpected=unexpected[:5],
-                more_unexpected=" ..." if len(unexpected) > 5 else "",
-            )
-        )
-    for key, value in theirs.items():
-        if key in ours and tuple(ours[key].shape) != tuple(value.shape):
-            raise ModuleProblem(
-                msg(
-                    "`{key}` has shape {shape}, expected {expected}.",
-                    key=key,
-                    shape=tuple(ours[key].shape),
-                    expected=tuple(value.shape),
-                )
-            )
-    mine.load_state_dict({k: v for k, v in theirs.items() if k in ours}, strict=True)
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -236,19 +189,6 @@ encoder_layer = Exercise(
 # The whole model
 
 
-def _outputs(out) -> tuple[torch.Tensor | None, torch.Tensor, torch.Tensor]:
-    missing = [a for a in ("loss", "prediction_logits", "seq_relationship_logits") if not hasattr(out, a)]
-    if missing:
-        raise ModuleProblem(
-            msg(
-                "forward must return an object with .loss, .prediction_logits and .seq_relationship_logits "
-                "(e.g. bertedu.core.outputs.BertForPreTrainingOutput); yours has no {missing}.",
-                missing=", ".join(missing),
-            )
-        )
-    return out.loss, out.prediction_logits, out.seq_relationship_logits
-
-
 def _tiny_bert_steps(cls) -> tuple[bool, str]:
     config, _, batches = capstone_setup()
     reference = reference_model(config).eval()
@@ -268,7 +208,7 @@ def _tiny_bert_steps(cls) -> tuple[bool, str]:
     mine.eval()
     with torch.no_grad():
         expected = reference(**batch)
-        loss, mlm_logits, nsp_logits = _outputs(mine(**batch))
+        loss, mlm_logits, nsp_logits = pretraining_outputs(mine(**batch))
         if not close(nsp_logits, expected.seq_relationship_logits):
             return False, msg(
                 "the NSP logits differ: pooled = tanh(bert.pooler.dense(h[:, 0])) (the [CLS] position), then "
@@ -382,14 +322,6 @@ class SideBySide:
         return ax
 
 
-def _train(model: nn.Module, batches, step_fn: Callable) -> list[float]:
-    optimizer, scheduler = make_optimizer(
-        model, lr=LEARNING_RATE, weight_decay=0.01, warmup_steps=len(batches) // 5, total_steps=len(batches)
-    )
-    with seeded(SEED + 1):  # the same dropout masks for both models
-        return [step_fn(model, batch, optimizer, scheduler, 1.0) for batch in batches]
-
-
 def side_by_side(cls, steps: int = STEPS) -> SideBySide:
     """Train bertedu's model and ``cls(config)`` from the same weights on the same ``steps`` batches with the
     same seed and the package's training step. If ``cls`` is still a stub, only bertedu's losses are filled."""
@@ -398,7 +330,7 @@ def side_by_side(cls, steps: int = STEPS) -> SideBySide:
     with cpu_threads(1):
         theirs = reference_model(config)
         initial = {k: v.clone() for k, v in theirs.state_dict().items()}
-        bertedu_losses = _train(theirs, batches, _reporting_step)
+        bertedu_losses = train_steps(theirs, batches, reporting_step)
         try:
             mine = build(cls, config, example="ex.side_by_side(MyBertForPreTraining)")
         except NotImplementedError:
@@ -407,23 +339,10 @@ def side_by_side(cls, steps: int = STEPS) -> SideBySide:
         start.load_state_dict(initial)
         load_weights(mine, start)
         try:
-            yours = _train(mine, batches, _reporting_step)
+            yours = train_steps(mine, batches, reporting_step)
         except NotImplementedError:
             return SideBySide(bertedu_losses, [], msg("your model: not attempted yet"))
     return SideBySide(bertedu_losses, yours)
-
-
-def _reporting_step(model, batch, optimizer, scheduler, max_grad_norm) -> float:
-    model.train()
-    loss, _, _ = _outputs(model(**batch))
-    if loss is None:
-        raise ModuleProblem(msg("your model returned loss=None although the batch has labels."))
-    optimizer.zero_grad(set_to_none=True)
-    loss.backward()
-    torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
-    optimizer.step()
-    scheduler.step()
-    return float(loss.detach())
 
 
 @expects_function("ex.same_training.check(MyBertForPreTraining)")
@@ -485,7 +404,21 @@ same_training = Exercise(
 )
 
 __all__ = [
+    "NotDiagnosed",
+    "capstone_losses",
+    "diagnose_your_model",
     "BATCH_SIZE",
+    "YourRun",
+    "collate_batch",
+    "loop_step",
+    "loop_through_your_parts",
+    "masking_function",
+    "nsp_sampler",
+    "real_weights",
+    "schedule",
+    "train_your_parts",
+    "your_loop",
+    "your_minilm",
     "SEED",
     "STEPS",
     "SideBySide",

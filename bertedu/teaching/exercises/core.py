@@ -31,6 +31,14 @@ LABEL_CORRECT = translatable("✓ Correct")
 LABEL_NOT_YET = translatable("✗ Not yet")
 LABEL_NOT_ATTEMPTED = translatable("○ Not attempted yet")
 
+#: ``True`` only in the graded copy of the package that ``make assignments`` writes for the students' environment
+#: (tools/build_assignments.py sets it and removes every ``solution_code``): there :meth:`Exercise.solution`
+#: says that reference solutions are not part of the build. Left ``False`` in the course's own package.
+GRADED_BUILD = False
+GRADED_BUILD_MESSAGE = translatable(
+    "Reference solutions are not part of this graded build of the course; checks and hints still work."
+)
+
 NOT_ATTEMPTED_MESSAGE = translatable(
     "no answer yet: write your answer in the cell above (replace the `...` or the "
     "`raise NotImplementedError`), run that cell, then run this check again."
@@ -297,7 +305,10 @@ class Exercise:
     def solution(self) -> _Markdown:
         """Show the reference solution (its comments in the current language when the catalog has them), once a
         check of this exercise has run on a real answer, right or wrong (as a quiz's "Show solution" opens after a
-        first try); before that, one sentence says how to unlock it. Run All on an untouched notebook shows none."""
+        first try); before that, one sentence says how to unlock it. Run All on an untouched notebook shows none.
+        In a graded build (:data:`GRADED_BUILD`) there is no reference solution: one sentence says so."""
+        if GRADED_BUILD:
+            return _Markdown(translate(GRADED_BUILD_MESSAGE))
         if not self._attempted:
             return _Markdown(
                 msg(

@@ -615,8 +615,9 @@ multi_head_attention = Exercise(
             "`q @ k.transpose(-2, -1) / math.sqrt(d)`, shape (B, heads, T, T)."
         ),
         translatable(
-            "Mask the keys: `scores.masked_fill(attention_mask[:, None, None, :] == 0, torch.finfo(scores.dtype).min)`."
-            " Then softmax over dim=-1, dropout, `@ v`, and `.transpose(1, 2).reshape(B, T, H)`."
+            "Mask the keys, not the queries: reshape the (B, T) mask so that it broadcasts over the last axis of "
+            "the (B, heads, T, T) scores, and give masked scores a very negative value before the softmax. At the "
+            "end, undo the split of hint 2 to get (B, T, H) back."
         ),
     ],
     solution_code="""

@@ -25,7 +25,13 @@ Exercise solutions are code, not templates: a catalog module's ``SOLUTIONS`` map
 solution with translated comments (:func:`translate_solution`; the test checks that only comments differ).
 The notebooks' prose has its own catalogs, ``translations/zh/*.yaml`` (``tools/translate.py``).
 
-This module imports only the standard library (the doctor uses it when PyTorch is broken). Introduced in
+The training layer's messages (the loss-curve diagnosis) go through :func:`bertedu.training.messages.msg`: the
+training layer may not import this module, so it owns a translation hook, and importing this module installs
+:func:`translate` into it. Their Chinese is in :mod:`bertedu.teaching.i18n.zh_diagnose`; the catalog test collects
+those templates too.
+
+This module imports only the standard library and that hook's module, which does too (the doctor uses it when
+PyTorch is broken). Introduced in
 notebook 00.
 """
 
@@ -35,6 +41,8 @@ import importlib
 import os
 import warnings
 import weakref
+
+from bertedu.training import messages as training_messages
 
 LANGUAGES: tuple[str, ...] = ("en", "zh")
 DEFAULT_LANGUAGE = "en"
@@ -50,6 +58,7 @@ CATALOG_MODULES: dict[str, tuple[str, ...]] = {
         "bertedu.teaching.i18n.zh_losses",  # 04
         "bertedu.teaching.i18n.zh_encoder",  # 05
         "bertedu.teaching.i18n.zh_pretraining",  # 06
+        "bertedu.teaching.i18n.zh_diagnose",  # 06 and 11: bertedu.training.diagnose's reports
         "bertedu.teaching.i18n.zh_finetune",  # 07
         "bertedu.teaching.i18n.zh_ablations",  # 10
         "bertedu.teaching.i18n.zh_capstone",  # 11 and the "write the module" checks (nn_checks)
@@ -155,6 +164,10 @@ def translate(text: str, lang: str | None = None) -> str:
     """The translation of ``text`` (a :func:`translatable` constant) in ``lang`` (default: current), or
     ``text`` itself when the catalog has none."""
     return catalog(resolve(lang)).get(text, text)
+
+
+# The training layer may not import this module: it speaks through a hook of its own, which we fill in here.
+training_messages.install_translation(translate)
 
 
 def msg(template: str, /, **fields: object) -> str:

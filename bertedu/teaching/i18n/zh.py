@@ -78,6 +78,9 @@ MESSAGES: dict[str, str] = {
     "(`ex.{name}.check(...)`, a wrong answer counts), then ask again.": (
         "参考答案在你第一次尝试之后才会显示：先写出你的答案，运行它的检查（`ex.{name}.check(...)`，答错也算），然后再来查看。"
     ),
+    "Reference solutions are not part of this graded build of the course; checks and hints still work.": (
+        "本课程的评分版不含参考答案；检查和提示照常可用。"
+    ),
     "There is no hint for this exercise; try `solution()` after an attempt.": (
         "这道练习没有提示；作答一次之后可以看看 `solution()`。"
     ),

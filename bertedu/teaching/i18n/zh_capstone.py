@@ -164,10 +164,248 @@ MESSAGES: dict[str, str] = {
         "就把你的模块应用 dropout 的位置与 bertedu 的比较一下（show(BertLayer.forward)、"
         "show(BertEmbeddings.forward)）。"
     ),
+    # --- bertedu/teaching/exercises/capstone_loop.py (notebook 11, section 8) -----------------------------------------
+    "lr_lambda({step}, {warmup}, {total}) returned {value!r}; return one finite number, the multiplier of the "
+    "peak learning rate (1.0 at the peak).": (
+        "lr_lambda({step}, {warmup}, {total}) 返回了 {value!r}；请返回一个有限的数，即峰值学习率的乘数"
+        "（峰值处为 1.0）。"
+    ),
+    "there is no warm-up: the multiplier is already 1 at step 0. Grow it linearly, (step + 1) / warmup_steps, "
+    "over the first warmup_steps steps.": (
+        "没有预热：乘数在第 0 步就已经是 1。应在前 warmup_steps 步内按 (step + 1) / warmup_steps 线性增长。"
+    ),
+    "during the warm-up you divide by total_steps; divide by warmup_steps, so that the multiplier reaches 1 at "
+    "the end of the warm-up.": (
+        "预热阶段你除以的是 total_steps；应除以 warmup_steps，这样乘数在预热结束时正好到达 1。"
+    ),
+    "after the warm-up the multiplier stays at 1: BERT decays it linearly to 0 at total_steps.": (
+        "预热之后乘数一直停在 1：BERT 会让它线性衰减，在 total_steps 处降到 0。"
+    ),
+    "you decay over all total_steps, (total - step) / total, so the multiplier drops at once at the end of the "
+    "warm-up. Decay over the remaining steps: (total - step) / (total - warmup).": (
+        "你在全部 total_steps 上衰减，即 (total - step) / total，所以乘数在预热结束时会突然下跌。"
+        "应只在剩下的步数上衰减：(total - step) / (total - warmup)。"
+    ),
+    "the decay reaches 0 at step total - warmup, too early: it is 1 - step / (total - warmup), counted from "
+    "step 0. Count from the end of the warm-up: (total - step) / (total - warmup).": (
+        "衰减在第 total - warmup 步就到了 0，太早了：你写的是从第 0 步算起的 1 - step / (total - warmup)。"
+        "应从预热结束时算起：(total - step) / (total - warmup)。"
+    ),
+    "you return the learning rate, not the multiplier: LambdaLR multiplies your value by the optimizer's peak "
+    "rate, so return 1.0 at the peak (not 1e-3).": (
+        "你返回的是学习率，而不是乘数：LambdaLR 会把你的返回值乘上优化器的峰值学习率，"
+        "所以峰值处应返回 1.0（而不是 1e-3）。"
+    ),
+    "{start} up to 1 at the end of the warm-up, then a straight line down to 0 at total_steps, for runs of 8, "
+    "30 and 1000 steps: the multipliers of bertedu's linear_schedule (LambdaLR multiplies them by the peak "
+    "learning rate).": (
+        "按 {start} 在预热结束时升到 1，然后沿直线在 total_steps 处降到 0；在 8、30 和 1000 步的三次运行中"
+        "都与 bertedu 的 linear_schedule 给出的乘数相同（LambdaLR 再把它们乘上峰值学习率）。"
+    ),
+    "the multiplier goes below 0: the learning rate must never be negative.": (
+        "乘数变成了负数：学习率永远不能为负。"
+    ),
+    "after the warm-up your multiplier falls along a curve, not a straight line (cosine or exponential?): "
+    "BERT's drops by the same amount every step.": (
+        "预热之后你的乘数沿曲线下降，而不是直线（余弦还是指数衰减？）：BERT 的乘数每一步下降的量都相同。"
+    ),
+    "lr_lambda({step}, 100, 1000) = {got:.6g}, bertedu's multiplier is {expected:.6g}: (step + 1) / warmup "
+    "during the warm-up, (total - step) / (total - warmup) after it.": (
+        "lr_lambda({step}, 100, 1000) = {got:.6g}，而 bertedu 的乘数是 {expected:.6g}："
+        "预热阶段为 (step + 1) / warmup，之后为 (total - step) / (total - warmup)。"
+    ),
+    "Write `lr_lambda(step, warmup_steps, total_steps)`: the multiplier of the peak learning rate at optimizer "
+    "step `step` (0, 1, ...), for torch's LambdaLR: a linear warm-up to 1 over the first warmup_steps steps, "
+    "then a linear decay to 0 at total_steps.": (
+        "编写 `lr_lambda(step, warmup_steps, total_steps)`：在优化器第 `step` 步（0, 1, ...）时峰值学习率的乘数，"
+        "供 torch 的 LambdaLR 使用：前 warmup_steps 步线性预热到 1，然后线性衰减，在 total_steps 处降到 0。"
+    ),
+    "Notebook 06's lr_at, divided by the peak and with the two step counts as arguments: `if step < "
+    "warmup_steps: return (step + 1) / warmup_steps`.": (
+        "就是笔记本 06 的 lr_at 除以峰值，并把两个步数当作参数：`if step < warmup_steps: return (step + 1) / "
+        "warmup_steps`。"
+    ),
+    "After the warm-up: `max(0.0, (total_steps - step) / (total_steps - warmup_steps))`, which is 1 at the end "
+    "of the warm-up and 0 at total_steps.": (
+        "预热之后：`max(0.0, (total_steps - step) / (total_steps - warmup_steps))`，它在预热结束时为 1，"
+        "在 total_steps 处为 0。"
+    ),
+    "the model stays in eval mode: dropout is off while it trains. The checker hands the model over in eval "
+    "mode (as it is after an evaluation); start the step with model.train().": (
+        "模型一直处于 eval 模式：训练时 dropout 是关闭的。检查程序交给你的模型处于 eval 模式"
+        "（就像刚做完一次评估那样）；请在这一步的开头调用 model.train()。"
+    ),
+    "scheduler.step() runs before optimizer.step(): every update uses the next step's learning rate. Call "
+    "optimizer.step(), then scheduler.step().": (
+        "scheduler.step() 在 optimizer.step() 之前运行：每次更新用的都是下一步的学习率。"
+        "应先调用 optimizer.step()，再调用 scheduler.step()。"
+    ),
+    "the gradients are not clipped (their norm is above 1 here): call "
+    "torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm) between loss.backward() and "
+    "optimizer.step().": (
+        "梯度没有裁剪（这里梯度范数大于 1）：请在 loss.backward() 和 optimizer.step() 之间调用 "
+        "torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)。"
+    ),
+    "after each of {n} steps the same loss ({losses}) and the same weights as the package's train_step: train "
+    "mode, forward, zero_grad, backward, clip, optimizer.step, scheduler.step.": (
+        "在 {n} 步中的每一步之后，损失（{losses}）和权重都与本包的 train_step 相同：训练模式、前向传播、"
+        "zero_grad、反向传播、梯度裁剪、optimizer.step、scheduler.step。"
+    ),
+    "the weights after the steps differ": "这几步之后的权重不同",
+    "{where} from the package's train_step. One step is: model.train(); out = model(**batch); "
+    "optimizer.zero_grad(); out.loss.backward(); clip_grad_norm_(model.parameters(), max_grad_norm); "
+    "optimizer.step(); scheduler.step(); return out.loss.item().": (
+        "{where}（与本包的 train_step 相比）。一步是：model.train(); out = model(**batch); "
+        "optimizer.zero_grad(); out.loss.backward(); clip_grad_norm_(model.parameters(), max_grad_norm); "
+        "optimizer.step(); scheduler.step(); return out.loss.item()。"
+    ),
+    "Write `training_step(model, batch, optimizer, scheduler, max_grad_norm)` (or paste notebook 06's): train "
+    "mode, forward (loss = MLM + NSP), zero_grad, backward, gradient clipping, AdamW step, schedule step; "
+    "return the batch's loss as a number.": (
+        "编写 `training_step(model, batch, optimizer, scheduler, max_grad_norm)`（或粘贴笔记本 06 中的版本）："
+        "训练模式、前向传播（损失 = MLM + NSP）、zero_grad、反向传播、梯度裁剪、AdamW 更新、学习率调度；"
+        "以数字形式返回这个批次的损失。"
+    ),
+    "The model computes L = L_MLM + L_NSP itself when the batch has labels: `out = model(**batch)`, then "
+    "`out.loss`.": (
+        "批次带有标签时，模型自己会算出 L = L_MLM + L_NSP：`out = model(**batch)`，然后取 `out.loss`。"
+    ),
+    "Order: `model.train()`, forward, `optimizer.zero_grad()`, `out.loss.backward()`, "
+    "`torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)`, `optimizer.step()`, "
+    "`scheduler.step()`.": (
+        "顺序：`model.train()`、前向传播、`optimizer.zero_grad()`、`out.loss.backward()`、"
+        "`torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)`、`optimizer.step()`、"
+        "`scheduler.step()`。"
+    ),
+    "bertedu's pipeline, step and schedule": "bertedu 的数据流水线、训练步与学习率调度",
+    "your parts": "你的部件",
+    "the margin": "容差范围",
+    "different batches": "不同的批次",
+    "training_step must return the batch's loss as a number (loss.item()).": (
+        "training_step 必须以数字形式返回这个批次的损失（loss.item()）。"
+    ),
+    "your parts: not attempted yet": "你的部件：尚未作答",
+    "your loss became NaN or infinite: check the schedule (negative?) and the step.": (
+        "你的损失变成了 NaN 或无穷大：请检查学习率调度（是不是负数？）和训练步。"
+    ),
+    "your first loss is {first:.2f}, but an untrained BERT scores about ln 2V = {chance:.2f}: the labels or the "
+    "loss are off (labels -100 where nothing is predicted? NSP labels 0/1?).": (
+        "你的第一个损失是 {first:.2f}，而未训练的 BERT 大约是 ln 2V = {chance:.2f}：标签或损失有问题"
+        "（不需要预测的位置标签是否为 -100？NSP 标签是否为 0/1？）。"
+    ),
+    "your loss fell only from {first:.2f} to {last:.2f} (mean of the last five steps); bertedu's falls to "
+    "{theirs:.2f}. Something stops the learning: the schedule (is the rate ever above 0?) or the step.": (
+        "你的损失只从 {first:.2f} 降到 {last:.2f}（最后五步的平均）；bertedu 的降到 {theirs:.2f}。"
+        "有东西阻碍了学习：学习率调度（学习率有没有大于 0 过？）或训练步。"
+    ),
+    "your last five losses average {last:.2f}, bertedu's {theirs:.2f}: more than {margin:g} apart. {why}": (
+        "你最后五步的损失平均为 {last:.2f}，bertedu 的为 {theirs:.2f}：相差超过 {margin:g}。{why}"
+    ),
+    "Far below means an easier task: are the labels set at unmasked positions too?": (
+        "低得多说明任务变容易了：未被掩码的位置是不是也设了标签？"
+    ),
+    "Far above means slower learning: compare each part with its checker again.": (
+        "高得多说明学得更慢：请用各部件自己的检查再核对一遍。"
+    ),
+    "your parts alone take the loss from {first:.2f} to {last:.2f} (last five steps), bertedu's run to "
+    "{theirs:.2f}: within {margin:g}, as two runs on different batches should be.": (
+        "只用你的部件，损失从 {first:.2f} 降到 {last:.2f}（最后五步），bertedu 的运行降到 {theirs:.2f}："
+        "相差在 {margin:g} 以内，正是两次在不同批次上的运行应有的样子。"
+    ),
+    "pass your class and your five functions themselves: ex.your_loop.check(MyBertForPreTraining, "
+    "sample_nsp_pair, collate_pairs, mask_tokens, training_step, lr_lambda).": (
+        "请传入你的类和五个函数本身：ex.your_loop.check(MyBertForPreTraining, sample_nsp_pair, "
+        "collate_pairs, mask_tokens, training_step, lr_lambda)。"
+    ),
+    "Train your model for 30 steps with your NSP sampler, collate, masking, training step and schedule; its "
+    "loss must start near ln 2V and end within 0.25 of the package's run.": (
+        "用你的 NSP 采样函数、批次整理、掩码、训练步和学习率调度把你的模型训练 30 步；"
+        "它的损失必须从 ln 2V 附近开始，最后与本包的运行相差不超过 0.25。"
+    ),
+    "Each part has its own check above: run them first. This check only says whether the parts learn "
+    "together.": ("上面每个部件都有自己的检查：先运行它们。这个检查只说明这些部件放在一起能否学习。"),
+    # --- bertedu/teaching/exercises/capstone_minilm.py (notebook 11, section 9) ---------------------------------------
+    "embeddings.{word,position,token_type}_embeddings and embeddings.LayerNorm (your Embeddings), "
+    "encoder.layer.N... (your EncoderLayer), pooler.dense": (
+        "embeddings.{word,position,token_type}_embeddings 和 embeddings.LayerNorm（你的 Embeddings）、"
+        "encoder.layer.N...（你的 EncoderLayer）、pooler.dense"
+    ),
+    "the last hidden states (B, T, H)": "最后一层的隐藏状态 (B, T, H)",
+    "all-MiniLM-L6-v2's {n_tensors} tensors load into your encoder by name, and its last hidden states equal "
+    "bertedu's within {worst:.1e} at every real token (6 layers, H = 384, padded sentence pairs).": (
+        "all-MiniLM-L6-v2 的 {n_tensors} 个张量按名字加载进了你的编码器，在每个真实词元上，"
+        "最后一层的隐藏状态与 bertedu 的相差不超过 {worst:.1e}（6 层，H = 384，带填充的句子对）。"
+    ),
+    "your output is hidden state {k} of {n_layers} (0 = the embeddings): run every layer of "
+    "self.encoder['layer'] in order and return the last one's output.": (
+        "你的输出是 {n_layers} 层中的第 {k} 个隐藏状态（0 = 嵌入）：请按顺序运行 self.encoder['layer'] "
+        "中的每一层，并返回最后一层的输出。"
+    ),
+    "your output ignores the padding: pass attention_mask on to every layer.": (
+        "你的输出忽略了填充：请把 attention_mask 传给每一层。"
+    ),
+    "every token got segment 0: pass token_type_ids on to your Embeddings (B's tokens are segment 1).": (
+        "每个词元都成了句段 0：请把 token_type_ids 传给你的 Embeddings（B 的词元属于句段 1）。"
+    ),
+    "your last hidden states differ from bertedu's by up to {worst:.2g}. Run ex.embeddings_layer.check and "
+    "ex.encoder_layer.check again; then h = embeddings(input_ids, token_type_ids) and h = layer(h, "
+    "attention_mask) for every layer.": (
+        "你最后一层的隐藏状态与 bertedu 的相差最多 {worst:.2g}。请再运行一次 ex.embeddings_layer.check 和 "
+        "ex.encoder_layer.check；然后 h = embeddings(input_ids, token_type_ids)，并对每一层做 "
+        "h = layer(h, attention_mask)。"
+    ),
+    "Write the forward pass of `MyBertModel` (its parts are given: your Embeddings and a stack of your "
+    "EncoderLayer): it returns the last hidden states (B, T, H). all-MiniLM-L6-v2's weights then load by name "
+    "and must give bertedu's outputs within 1e-5.": (
+        "编写 `MyBertModel` 的前向传播（部件已给出：你的 Embeddings 和由你的 EncoderLayer 堆叠而成的编码器）："
+        "它返回最后一层的隐藏状态 (B, T, H)。然后 all-MiniLM-L6-v2 的权重按名字加载进来，"
+        "输出必须与 bertedu 的相差不超过 1e-5。"
+    ),
+    "The pretraining model's forward up to the layers: h = self.embeddings(input_ids, token_type_ids), then "
+    "h = layer(h, attention_mask) for each layer; return h.": (
+        "就是预训练模型的前向传播到各层为止：h = self.embeddings(input_ids, token_type_ids)，"
+        "然后对每一层做 h = layer(h, attention_mask)；返回 h。"
+    ),
+    "not attempted yet": "尚未作答",
+    "Your encoder cannot run yet ({reason}): bertedu's BertModel stands in for it.": (
+        "你的编码器还不能运行（{reason}）：暂时由 bertedu 的 BertModel 代替。"
+    ),
 }
 
 #: Reference solutions with Chinese comments, keyed by exercise name (``ex.NAME``); the code itself
 #: is the English solution's (a test checks that only comments differ).
 SOLUTIONS: dict[str, str] = {
     "same_training": "ex.same_training.check(MyBertForPreTraining)   # 上面四个部分都通过后，这里就会通过",
+    "schedule": """
+def lr_lambda(step, warmup_steps, total_steps):
+    if step < warmup_steps:
+        return (step + 1) / warmup_steps                                      # 线性预热到 1
+    return max(0.0, (total_steps - step) / (total_steps - warmup_steps))      # 线性衰减到 0
+
+ex.schedule.check(lr_lambda)
+""",
+    "loop_step": """
+def training_step(model, batch, optimizer, scheduler, max_grad_norm):
+    model.train()                                         # 打开 dropout（评估可能把它关掉了）
+    out = model(**batch)                                  # out.loss = L_MLM + L_NSP
+    optimizer.zero_grad()                                 # 清掉上一步的梯度
+    out.loss.backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)   # 全局范数 <= 1
+    optimizer.step()                                      # AdamW 更新
+    scheduler.step()                                      # 下一步的学习率
+    return out.loss.item()
+
+ex.loop_step.check(training_step)
+""",
+    "your_loop": (
+        "ex.your_loop.check(MyBertForPreTraining, sample_nsp_pair, collate_pairs, mask_tokens, training_step, "
+        "lr_lambda)   # 每个部件都通过自己的检查后，这里就会通过"
+    ),
+    "real_weights": """
+    def forward(self, input_ids, attention_mask=None, token_type_ids=None):
+        h = self.embeddings(input_ids, token_type_ids)                                  # (B, T, H)
+        for layer in self.encoder["layer"]:
+            h = layer(h, attention_mask)                                                 # 屏蔽 [PAD] 键
+        return h                                                                         # last_hidden_state
+""",
 }

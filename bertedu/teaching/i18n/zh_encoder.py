@@ -249,11 +249,11 @@ MESSAGES: dict[str, str] = {
         "拆分每个投影：`.view(B, T, heads, d).transpose(1, 2)` 得到 (B, heads, T, d)。分数："
         "`q @ k.transpose(-2, -1) / math.sqrt(d)`，形状为 (B, heads, T, T)。"
     ),
-    "Mask the keys: `scores.masked_fill(attention_mask[:, None, None, :] == 0, "
-    "torch.finfo(scores.dtype).min)`. Then softmax over dim=-1, dropout, `@ v`, and `.transpose(1, "
-    "2).reshape(B, T, H)`.": (
-        "遮住键：`scores.masked_fill(attention_mask[:, None, None, :] == 0, torch.finfo(scores.dtype"
-        ").min)`。然后在 dim=-1 上做 softmax、dropout、`@ v`，再 `.transpose(1, 2).reshape(B, T, H)`。"
+    "Mask the keys, not the queries: reshape the (B, T) mask so that it broadcasts over the last axis of "
+    "the (B, heads, T, T) scores, and give masked scores a very negative value before the softmax. At the "
+    "end, undo the split of hint 2 to get (B, T, H) back.": (
+        "遮住的是键，不是查询：把 (B, T) 的掩码变形，使它沿 (B, heads, T, T) 分数的最后一维广播，并在 softmax "
+        "之前给被遮住的分数一个很大的负值。最后撤销提示 2 的拆分，回到 (B, T, H)。"
     ),
 }
 
