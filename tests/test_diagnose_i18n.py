@@ -10,7 +10,7 @@ from types import SimpleNamespace
 
 import pytest
 import torch
-from test_i18n_ui import package_templates, untranslated
+from test_i18n_ui import ROOT, template_calls, untranslated
 
 from bertedu.teaching import i18n
 from bertedu.training import messages
@@ -164,9 +164,12 @@ def test_the_training_layer_speaks_english_until_the_teaching_layer_installs_its
 
 
 def test_the_catalog_test_sees_the_diagnosis_templates_and_names_a_missing_one():
-    templates = {
-        t: where for t, where in package_templates().items() if where.startswith("bertedu/training/")
-    }
+    """tests/test_i18n_ui.py collects msg(...) templates in every folder of bertedu/ but the i18n one, with
+    template_calls: the training layer's too, so a template without Chinese fails it."""
+    templates = {}
+    for path in sorted((ROOT / "bertedu" / "training").glob("*.py")):
+        where = str(path.relative_to(ROOT))
+        templates |= {t: place for _, t, place in template_calls(path.read_text(encoding="utf-8"), where)}
     assert len(templates) >= 20 and all(
         w.startswith("bertedu/training/diagnose.py:") for w in templates.values()
     )
