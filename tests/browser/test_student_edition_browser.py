@@ -218,13 +218,27 @@ def run_all_and_wait(page, timeout_s: int = 420) -> None:
 
     page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
     page.locator("[data-command='runmenu:run-all']").click()
-    page.wait_for_function(
-        """() => {
-            const prompts = [...document.querySelectorAll('.jp-CodeCell .jp-InputArea-prompt')].map(p => p.innerText);
-            return prompts.length > 0 && prompts.every(p => /\\[\\d+\\]/.test(p));
-        }""",
-        timeout=timeout_s * 1000,
-    )
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        page.wait_for_function(
+            """() => {
+                const prompts = [...document.querySelectorAll('.jp-CodeCell .jp-InputArea-prompt')].map(p => p.innerText);
+                return prompts.length > 0 && prompts.every(p => /\\[\\d+\\]/.test(p));
+            }""",
+            timeout=timeout_s * 1000,
+        )
+    except PlaywrightTimeout:  # say which cells never ran, and what the notebook showed, before failing
+        state = page.evaluate(
+            """() => [...document.querySelectorAll('.jp-CodeCell')].map(c => [
+                (c.querySelector('.jp-InputArea-prompt') || {}).innerText,
+                (c.querySelector('.cm-content') || {}).innerText?.slice(0, 60),
+                (c.querySelector('.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]') || {}).innerText?.slice(0, 300)])"""
+        )
+        waiting = [cell for cell in state if not (cell[0] or "").strip("[] :").isdigit()]
+        raise AssertionError(
+            f"Run All did not finish in {timeout_s} s; cells without a count: {waiting[:8]}"
+        ) from None
 
 
 def page_text(page) -> str:
