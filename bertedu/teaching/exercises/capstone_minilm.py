@@ -69,10 +69,9 @@ def _real_weights_steps(cls) -> tuple[bool, str]:
         if worst <= PARITY_ATOL:
             return True, msg(
                 "all-MiniLM-L6-v2's {n_tensors} tensors load into your encoder by name, and its last hidden "
-                "states equal bertedu's within {worst:.1e} at every real token (6 layers, H = 384, padded sentence pairs).",
+                "states equal bertedu's within 1e-5 at every real token (6 layers, H = 384, padded sentence pairs).",
                 n_tensors=len(reference.state_dict()),
-                worst=worst,
-            )
+            )  # the bound, not the measured digits: they change with the CPU's kernels
         return False, _real_weights_mistake(reference, batch, expected, got[real], worst)
 
 

@@ -332,9 +332,9 @@ MESSAGES: dict[str, str] = {
     ),
     "the last hidden states (B, T, H)": "最后一层的隐藏状态 (B, T, H)",
     "all-MiniLM-L6-v2's {n_tensors} tensors load into your encoder by name, and its last hidden states equal "
-    "bertedu's within {worst:.1e} at every real token (6 layers, H = 384, padded sentence pairs).": (
+    "bertedu's within 1e-5 at every real token (6 layers, H = 384, padded sentence pairs).": (
         "all-MiniLM-L6-v2 的 {n_tensors} 个张量按名字加载进了你的编码器，在每个真实词元上，"
-        "最后一层的隐藏状态与 bertedu 的相差不超过 {worst:.1e}（6 层，H = 384，带填充的句子对）。"
+        "最后一层的隐藏状态与 bertedu 的相差不超过 1e-5（6 层，H = 384，带填充的句子对）。"
     ),
     "your output is hidden state {k} of {n_layers} (0 = the embeddings): run every layer of "
     "self.encoder['layer'] in order and return the last one's output.": (
