@@ -187,6 +187,18 @@ def test_the_guides_commands_run_as_printed(tmp_path):
     source = page.read_text(encoding="utf-8")
     assert "MathJax" in source and not re.search(r"<script[^>]*\bsrc=", source)
     assert not re.search(r"<link[^>]*\bhref=[\"']?(https?:)?//", source)
+    # a quiz shows its static fallback there (prompt and options, no answers), not an empty live-widget view
+    from bertedu.teaching.quiz import load_bank
+    from bertedu.teaching.quiz.render import markdown_to_html
+
+    def shown(text: str) -> str:
+        return html.unescape(re.sub(r"<[^>]+>", "", markdown_to_html(text)))
+
+    quiz, feedback = load_bank(ASSIGNMENT).questions[0], page_text(page)
+    assert "bertedu-quiz-static" in source and "widget-view+json" not in source
+    assert shown(quiz.prompt["en"]) in feedback
+    assert all(shown(o.text["en"]) in feedback for o in quiz.options)
+    assert not any(shown(o.explanation["en"]) in feedback for o in quiz.options)
 
     # where runs/ resolves under autograde: the repository that holds the course folder
     bobs = nbformat.read(course / "autograded" / "bob" / ASSIGNMENT / SOURCE.name, as_version=4)

@@ -56,6 +56,50 @@ def test_single_choice_wrong_then_right(home):
     assert entry["attempts"] == 2 and entry["best"] == 1.0 and entry["last"] == 1.0
 
 
+def test_single_choice_ticks_one_option_at_a_time():
+    w = quiz.ask(WELCOME, "show-solution")
+    a, b = w.question.option_index("a"), w.question.option_index("b")
+    assert [box for box in w.options_box.children] == [w.checkboxes[i] for i in w.order]
+    w.checkboxes[a].value = True  # what a click in the browser does
+    assert w.options_box.value == a
+    w.checkboxes[b].value = True
+    assert w.options_box.value == b and not w.checkboxes[a].value  # ticking another clears the first
+    w.checkboxes[b].value = False
+    assert w.options_box.value is None and not any(box.value for box in w.checkboxes)
+    w.options_box.value = a
+    assert [box.value for box in w.checkboxes] == [i == a for i in range(len(w.checkboxes))]
+    with pytest.raises(ValueError, match="not an option index"):
+        w.options_box.value = len(w.checkboxes)
+    assert "Tick one option" in w.scoring.value
+
+
+def test_option_labels_render_their_maths_for_mathjax():
+    """Option labels keep their maths for the front end's MathJax (ipywidgets typesets every checkbox label);
+    Markdown makes them HTML. The plain-text names stay in options_box.options, and the chosen option reads
+    the same in the feedback."""
+    w = quiz.ask("01_self_attention_by_hand", "qkv-roles")
+    for i, option in enumerate(w.question.options):
+        assert "$" in option.text["en"] and w.checkboxes[i].description == option.text["en"]
+    labels = dict((value, label) for label, value in w.options_box.options)
+    right = next(i for i, o in enumerate(w.question.options) if o.correct)
+    assert labels[right].startswith("q_i is compared with every key k_j")
+    assert w.checkboxes[right].description.startswith("$q_i$ is compared with every key $k_j$")
+    wrong = next(i for i, o in enumerate(w.question.options) if not o.correct)
+    w.options_box.value = wrong
+    w.submit.click()
+    assert f"“{w.question.options[wrong].text['en']}”: wrong" in w.feedback.value
+    w.language.value = "zh"
+    assert w.checkboxes[right].description == w.question.options[right].text["zh"]
+    assert "$q_i$" in w.checkboxes[right].description
+    assert w.options_box.value == wrong  # relabelling keeps the answer
+
+    m = quiz.ask("07_fine_tuning", "span-rules")
+    code = next(i for i, o in enumerate(m.question.options) if "`" in o.text["en"])
+    assert m.checkboxes[code].description_allow_html and "<code>" in m.checkboxes[code].description
+    plain = quiz.ask(WELCOME, "set-seed")
+    assert not any(box.description_allow_html for box in plain.checkboxes)
+
+
 def test_missing_answer_asks_and_is_not_recorded(home):
     w = quiz.ask(WELCOME, "show-solution")
     w.submit.click()

@@ -79,6 +79,10 @@ c.CourseDirectory.course_id = "bertedu"
 # Notebook 06 pretrains a small model: give every cell time (seconds).
 c.ExecutePreprocessor.timeout = 600
 c.Execute.timeout = 600
+# Autograde keeps no widget state, so a quiz's output in the graded notebook and on its feedback page is its static
+# text/html fallback (prompt and options, no answers). With the state, nbconvert would pick the live widget view,
+# which the page cannot draw (no widget manager there): an empty output.
+c.Execute.store_widget_state = False
 
 # nbgrader starts the program `alembic` (its gradebook's schema tool) by name: find it next to this Python, in
 # the venv's bin/, also when the venv is not activated (`../.venv/bin/nbgrader ...`).

@@ -2,7 +2,8 @@
 
 Opens a notebook generated from the 00_welcome bank, runs every cell, then: picks a wrong answer and sees
 its explanation, picks the right one and sees "Correct", ticks a multiple choice, fills numeric blanks and
-sees them graded, flips a flashcard (by mouse and by keyboard), and switches one quiz to Chinese.
+sees them graded, flips a flashcard (by mouse and by keyboard), and switches one quiz to Chinese. Options with
+maths (from notebooks 01 and 07) must show it typeset by MathJax, never as ``$q_i$`` or ``q_i`` (issue 29).
 Expected texts come from the bank itself, so rewording a question does not break the test.
 
 No glyph may need an emoji font (issue 16): the page's rendered text is scanned for emoji and pictograph
@@ -30,6 +31,9 @@ from bertedu.teaching.quiz.render import plain_text
 pytestmark = [pytest.mark.browser, pytest.mark.integration]  # a JupyterLab server and Chromium
 
 BANK = "00_welcome"
+# Options with maths: a single choice whose every option has some, and a multiple choice with maths and code.
+MATHS = (("01_self_attention_by_hand", "qkv-roles"), ("07_fine_tuning", "span-rules"))
+MATH_SPAN = re.compile(r"\$[^$\n]+\$")
 
 # Emoji and pictographs (no glyph without an emoji font) and the symbols deliberately kept (DejaVu Sans has them).
 PICTOGRAPHS_JS = """() => {
@@ -96,10 +100,12 @@ def make_quiz_notebook(path: Path) -> dict:
         nbformat.v4.new_markdown_cell("# Quiz browser test"),
         nbformat.v4.new_code_cell("from bertedu.teaching import quiz"),
         *[nbformat.v4.new_code_cell(f'quiz.ask("{BANK}", "{q.id}")') for q in bank.questions],
+        *[nbformat.v4.new_code_cell(f'quiz.ask("{name}", "{qid}")') for name, qid in MATHS],
         nbformat.v4.new_code_cell(f'quiz.flashcards("{BANK}")'),
     ]
     nbformat.write(nb, path)
-    return {"single": single, "multiple": multiple, "fill": fill, "cards": bank.flashcards}
+    maths = [load_bank(name).question(qid) for name, qid in MATHS]
+    return {"single": single, "multiple": multiple, "fill": fill, "cards": bank.flashcards, "maths": maths}
 
 
 def snippet(text: str, n: int = 40) -> str:
@@ -111,6 +117,45 @@ def snippet(text: str, n: int = 40) -> str:
             break
         out = f"{out} {w}".strip()
     return out
+
+
+def option_label(text: str) -> re.Pattern:
+    """An option's label as a pattern: its words as written, its maths as the letters and digits that MathJax's
+    assistive MathML reads out (``$q_i$``: "q i" or "qi"; ``$i \\le j$``: "i ≤ j")."""
+    pattern = []
+    for k, piece in enumerate(re.split(f"({MATH_SPAN.pattern})", text)):
+        if k % 2:  # maths
+            pattern.append(r"\W*".join(re.escape(c) for c in plain_text(piece) if c.isalnum()))
+        elif piece.strip():
+            pattern.append(r"\s+".join(re.escape(word) for word in plain_text(piece).split()))
+    return re.compile(r"^\W*" + r"\W*".join(pattern) + r"\W*$")
+
+
+# Per option label of a quiz: its MathJax containers and code spans, and its text without either (nor MathJax's
+# hidden assistive copy of the maths).
+LABELS_JS = """quiz => [...quiz.querySelectorAll("label.widget-label-basic")].map(label => {
+    const copy = label.cloneNode(true);
+    copy.querySelectorAll("mjx-container, code").forEach(m => m.remove());
+    return {maths: label.querySelectorAll("mjx-container").length, code: label.querySelectorAll("code").length,
+            text: copy.textContent};
+})"""
+
+
+def assert_options_typeset(quiz, question) -> None:
+    """Every option shows its maths typeset (one MathJax container per ``$...$``) and its code as code: no raw
+    TeX (``$q_i$``) and no plain-text maths (``q_i``) left in its label."""
+    from playwright.sync_api import expect
+
+    expected = sorted(
+        (len(MATH_SPAN.findall(o.text["en"])), o.text["en"].count("`") // 2) for o in question.options
+    )
+    typeset = quiz.locator("label.widget-label-basic mjx-container")
+    expect(typeset).to_have_count(sum(m for m, _ in expected))  # waits for MathJax
+    labels = quiz.evaluate(LABELS_JS)
+    shown = sorted((o["maths"], o["code"]) for o in labels)
+    assert shown == expected, f"MathJax containers and code spans per option: {shown}, expected {expected}"
+    raw = [o["text"] for o in labels if any(c in o["text"] for c in "$_^\\")]
+    assert not raw, f"options showing raw TeX or plain-text maths: {raw}"
 
 
 def open_and_run_all(page, lab, url_path: str) -> None:
@@ -170,6 +215,30 @@ def test_quiz_in_jupyterlab(lab, page):
     expect(mq).to_contain_text("✓ Correct")
 
     # --- hint and solution buttons, by their exact names ------------------------------------------------
+    # --- options with maths show it typeset, and are still picked by their labels ------------------------
+    for question in items["maths"]:
+        xq = page.locator(f".bertedu-quiz-{question.id}")
+        expect(xq).to_be_visible()
+        assert_options_typeset(xq, question)
+        if (
+            question.type == "single"
+        ):  # by keyboard: Space ticks, Tab moves on, ticking another clears the first
+            boxes = xq.get_by_role("checkbox")
+            boxes.nth(0).focus()
+            page.keyboard.press("Space")
+            expect(boxes.nth(0)).to_be_checked()
+            page.keyboard.press("Tab")
+            page.keyboard.press("Space")
+            expect(boxes.nth(1)).to_be_checked()
+            expect(boxes.nth(0)).not_to_be_checked()
+        for i in correct_answer(question) if question.type == "multiple" else [correct_answer(question)]:
+            xq.get_by_label(option_label(question.options[i].text["en"])).check()
+        xq.get_by_role("button", name="Check answer").click()
+        expect(xq).to_contain_text("✓ Correct")
+        shot = lab.root / f"quiz_maths_{question.id}.png"
+        xq.screenshot(path=str(shot))  # for humans checking the typeset options
+        print(f"\nScreenshot: {shot}")
+
     button(sq, "Hint").click()
     expect(sq).to_contain_text(snippet(single.hint["en"]))
     button(sq, "Show solution").click()

@@ -51,6 +51,10 @@ UI: dict[str, dict[str, str]] = {
     "score": {"en": "score {percent}%", "zh": "得分 {percent}%"},
     "attempt": {"en": "attempt {n}", "zh": "第 {n} 次作答"},
     "need_single": {"en": "Please choose an answer first.", "zh": "请先选择一个答案。"},
+    "tick_one": {
+        "en": "Tick one option: ticking another clears it.",
+        "zh": "勾选一个选项：勾选另一个会取消之前的勾选。",
+    },
     "need_multiple": {"en": "Please tick at least one option first.", "zh": "请至少勾选一个选项。"},
     "need_fill": {"en": "Please fill in every blank first.", "zh": "请先填写所有空。"},
     # saved state, shown when a question was answered in an earlier session (e.g. before a kernel restart)

@@ -1,12 +1,12 @@
-"""Turn bank text into HTML (a small Markdown subset plus LaTeX) and into plain text for control labels.
+"""Turn bank text into HTML (a small Markdown subset plus LaTeX) and into plain text.
 
 Bank strings may use: paragraphs (blank line), ``- `` bullet lists, ``**bold**``, ``*italic*``,
 ```code```, inline math ``$...$`` and display math ``$$...$$`` (rendered by the front end's MathJax
 through ``ipywidgets.HTMLMath``), and blank markers ``[blank 1]`` / ``[空 1]`` in fill-in prompts.
 Everything else is shown literally (HTML is escaped), so ``[CLS]`` or ``a < b`` are safe to write.
 
-Native radio buttons and checkboxes take plain-text labels, so :func:`plain_text` turns the same
-string into readable text (``$W T_i$`` → ``W T_i``, ``\\sqrt{d_k}`` → ``√d_k``).
+Where only text fits (``text/plain`` outputs, reports, the plain-text names of options),
+:func:`plain_text` turns the same string into readable text (``$W T_i$`` → ``W T_i``, ``\\sqrt{d_k}`` → ``√d_k``).
 
 Introduced in notebook 00.
 """

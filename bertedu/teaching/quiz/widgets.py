@@ -4,7 +4,7 @@ of every quiz widget (flashcards: :mod:`bertedu.teaching.quiz.flashcards`; progr
 Every widget exposes its parts as attributes, so a test (or a curious student) can drive it::
 
     w = SingleChoiceWidget(question)
-    w.options_box.value = 2          # choose option 2 (RadioButtons; values are the options' bank indices)
+    w.options_box.value = 2          # choose option 2 (values are the options' bank indices)
     w.submit.click()                 # grade it
     w.feedback.value                 # "✓ Correct ..." or "✗ Not quite ..." with the option's explanation
 
@@ -17,12 +17,13 @@ Named children, by widget:
   :class:`Result`), ``attempts`` (all graded attempts, earlier sessions included) and ``previous`` (the
   saved entry found when the widget was built, or ``None``);
   - choice questions: ``order`` (the bank indices of the options in the order this student sees them,
-    :func:`bertedu.teaching.quiz.shuffle.option_order`) and ``scoring`` (multiple choice: how partial credit
-    is counted);
-  - :class:`SingleChoiceWidget`: ``options_box`` (``RadioButtons`` listed in ``order``, value = the chosen
-    option's bank index or ``None``);
-  - :class:`MultipleChoiceWidget`: ``options_box`` (a ``VBox``, boxes in ``order``) and ``checkboxes`` (one
-    ``Checkbox`` per option in bank order, labelled with its text);
+    :func:`bertedu.teaching.quiz.shuffle.option_order`) and ``scoring`` (single choice: tick one option;
+    multiple choice: how partial credit is counted);
+  - both: ``checkboxes`` (one ``Checkbox`` per option in bank order, labelled with its text: see below);
+  - :class:`SingleChoiceWidget`: ``options_box`` (a :class:`SingleChoiceBoxes`, boxes in ``order``; ``value`` =
+    the ticked option's bank index or ``None``, ``options`` = ``(label as plain text, bank index)`` pairs in
+    ``order``);
+  - :class:`MultipleChoiceWidget`: ``options_box`` (a ``VBox``, boxes in ``order``);
   - :class:`FillInWidget`: ``blanks`` (one ``Text`` per blank, labelled), inside ``options_box``;
 - :class:`QuizSection`: ``questions`` (the question widgets);
 - :class:`FlashcardDeck`: ``card`` (the visible side), ``position``, ``status``, ``flip``, ``previous``,
@@ -30,10 +31,16 @@ Named children, by widget:
 - :class:`ProgressSummary`: ``table``, ``refresh_button``;
 - :class:`ResetConfirmation`: ``message``, ``confirm``, ``cancel``.
 
-Keyboard: every control is a native button, radio button, checkbox or text box, so Tab / Shift-Tab move
-between them, Space or Enter presses a button, arrow keys move between radio buttons and Space ticks a
-checkbox. Correctness is always written out (✓ Correct / ✗ Not quite), never shown by colour alone.
-Labels are plain text, with Font Awesome icons (bundled with JupyterLab and Notebook 7) on the buttons and
+Options are native checkboxes labelled with the option's text: ipywidgets typesets a checkbox's label with the
+front end's MathJax, and an option with Markdown (code, bold) gets an HTML label (``description_allow_html``).
+A single choice uses checkboxes too, ticking one clears the others: ipywidgets' ``RadioButtons`` write their
+labels as plain text and never typeset them, so "$q_i$" would show as "q_i". The accessible name of an
+option is its label (maths read from MathJax's assistive MathML).
+
+Keyboard: every control is a native button, checkbox or text box, so Tab / Shift-Tab move between them, Space
+or Enter presses a button and Space ticks a checkbox. Correctness is always written out (✓ Correct / ✗ Not
+quite), never shown by colour alone.
+Button labels are plain text, with Font Awesome icons (bundled with JupyterLab and Notebook 7) on the buttons and
 only symbols that DejaVu Sans draws (✓ ✗ ☐ ○), so nothing shows as an empty box without an emoji font.
 
 Saved progress shows in the live widgets: a question answered before a kernel restart says so ("Answered
@@ -56,6 +63,7 @@ import warnings
 from collections.abc import Sequence
 
 import ipywidgets as widgets
+import traitlets
 
 from bertedu.teaching.quiz import i18n
 from bertedu.teaching.quiz.banks import Question
@@ -337,11 +345,8 @@ class QuestionWidget(_QuizWidget):
         self.title.value = f"<strong>{_esc(self._heading_text(lang))}</strong>"
         self.prompt.value = markdown_to_html(pick(q.prompt, lang))
         self._relabel_controls()
-        self.scoring.value = (
-            f"<p><small>{_esc(partial_credit_text(len(q.correct_indices), lang))}</small></p>"
-            if q.type == "multiple"
-            else ""
-        )
+        how = {"multiple": partial_credit_text(len(q.correct_indices), lang), "single": t("tick_one", lang)}
+        self.scoring.value = f"<p><small>{_esc(how[q.type])}</small></p>" if q.type in how else ""
         self.submit.description = t("check", lang)
         self.hint_button.description = t("hint_hide" if self._show_hint else "hint_show", lang)
         self.solution_button.description = t(
@@ -373,8 +378,11 @@ class QuestionWidget(_QuizWidget):
             return f'<div role="status">{head}{self._solution_body(lang)}</div>'
         for o in r.options:
             if o.selected:
-                line = t("chose_right" if o.correct else "chose_wrong", lang, option=plain_text(o.text))
-                items.append(f"<li>{_esc(line)} {markdown_to_html(o.explanation)}</li>")
+                # the option as it reads in the list above, its Markdown and maths rendered
+                verdict = "chose_right" if o.correct else "chose_wrong"
+                before, after = t(verdict, lang, option="\0").split("\0")
+                line = f"{_esc(before)}{_inline(o.text)}{_esc(after)}"
+                items.append(f"<li>{line} {markdown_to_html(o.explanation)}</li>")
         if r.kind == "multiple" and r.missed:  # on a single choice, a wrong pick already says it all
             items.append(f"<li>{_esc(missed_text(len(r.missed), lang))}</li>")
         if r.kind == "multiple" and not r.is_correct:  # the score above: say how it was counted
@@ -442,25 +450,80 @@ def _strip_tags(s: str) -> str:
     return html.unescape(re.sub(r"<[^>]+>", "", s))
 
 
+def _option_boxes(n: int) -> list[widgets.Checkbox]:
+    """One unticked checkbox per option (labelled by :func:`_label_option`)."""
+    return [
+        widgets.Checkbox(value=False, indent=False, layout=widgets.Layout(width="auto")) for _ in range(n)
+    ]
+
+
+def _label_option(box: widgets.Checkbox, text: str) -> None:
+    """Label an option's checkbox with its text. The front end typesets the maths of any checkbox label; an HTML
+    label only when the text has Markdown (the tooltip, ipywidgets' copy of the label, then shows the HTML)."""
+    rendered = _inline(text)
+    plain = rendered == _esc(text)
+    with box.hold_sync():  # one message: the front end never shows the HTML as text, or the reverse
+        box.description_allow_html = not plain
+        box.description = text if plain else rendered
+
+
+class SingleChoiceBoxes(widgets.VBox):
+    """The options of a single choice: one native checkbox per option; ticking one clears the others.
+
+    ``value`` is the bank index of the ticked option or ``None``; ``options`` the ``(label as plain text, bank
+    index)`` pairs in the order shown; ``checkboxes`` the boxes in bank order.
+    """
+
+    value = traitlets.Int(None, allow_none=True)
+
+    def __init__(self, checkboxes: Sequence[widgets.Checkbox], order: Sequence[int]):
+        super().__init__([checkboxes[i] for i in order])
+        self.checkboxes = list(checkboxes)
+        self.order = tuple(order)
+        self.labels = ["" for _ in checkboxes]  # plain text, bank order
+        for i, box in enumerate(self.checkboxes):
+            box.observe(lambda change, i=i: self._ticked(i, change["new"]), names="value")
+
+    @property
+    def options(self) -> list[tuple[str, int]]:
+        return [(self.labels[i], i) for i in self.order]
+
+    @traitlets.validate("value")
+    def _valid_value(self, proposal) -> int | None:
+        value = proposal["value"]
+        if value is not None and not 0 <= value < len(self.checkboxes):
+            raise ValueError(
+                f"{value} is not an option index: this question has {len(self.checkboxes)} options"
+            )
+        return value
+
+    @traitlets.observe("value")
+    def _show_value(self, change) -> None:
+        for i, box in enumerate(self.checkboxes):
+            box.value = i == change["new"]
+
+    def _ticked(self, i: int, ticked: bool) -> None:
+        if ticked:
+            self.value = i  # unticks the others
+        elif self.value == i:
+            self.value = None
+
+
 class SingleChoiceWidget(QuestionWidget):
-    """A single-choice question: native radio buttons, one per option (value = option index)."""
+    """A single-choice question: one native checkbox per option (ticking one clears the others), labelled with
+    the option's text; ``options_box.value`` is the chosen option's index."""
 
     kind_key = "kind_single"
 
-    def _make_controls(self) -> widgets.RadioButtons:
-        box = widgets.RadioButtons(
-            options=[(str(i), i) for i in self.order],  # this student's order; values are bank indices
-            value=None,
-            layout=widgets.Layout(width="auto"),
-        )
-        return box
+    def _make_controls(self) -> SingleChoiceBoxes:
+        self.checkboxes = _option_boxes(len(self.question.options))  # bank order
+        return SingleChoiceBoxes(self.checkboxes, self.order)  # shown in this student's order
 
     def _relabel_controls(self) -> None:
-        labels = [(plain_text(pick(self.question.options[i].text, self.lang)), i) for i in self.order]
-        if list(self.options_box.options) != labels:
-            keep = self.options_box.index
-            self.options_box.options = labels  # resets the selection; put it back
-            self.options_box.index = keep
+        for i, (box, option) in enumerate(zip(self.checkboxes, self.question.options)):
+            text = pick(option.text, self.lang)
+            _label_option(box, text)
+            self.options_box.labels[i] = plain_text(text)
 
     @property
     def answer(self) -> int | None:
@@ -479,15 +542,12 @@ class MultipleChoiceWidget(QuestionWidget):
     kind_key = "kind_multiple"
 
     def _make_controls(self) -> widgets.VBox:
-        self.checkboxes = [  # bank order, so checkboxes[i] is option i; shown in this student's order
-            widgets.Checkbox(value=False, indent=False, layout=widgets.Layout(width="auto"))
-            for _ in self.question.options
-        ]
-        return widgets.VBox([self.checkboxes[i] for i in self.order])
+        self.checkboxes = _option_boxes(len(self.question.options))  # bank order
+        return widgets.VBox([self.checkboxes[i] for i in self.order])  # shown in this student's order
 
     def _relabel_controls(self) -> None:
         for box, option in zip(self.checkboxes, self.question.options):
-            box.description = plain_text(pick(option.text, self.lang))
+            _label_option(box, pick(option.text, self.lang))
 
     @property
     def answer(self) -> tuple[int, ...]:
