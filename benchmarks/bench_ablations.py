@@ -26,7 +26,7 @@ from bertedu.course.ablations import FULL, METRICS, TABLE_5, TABLE_8, VARIANTS
 
 QUICK = {**FULL, "seeds": (0,), "steps": 200}
 HELDOUT = ("mlm_top1", "mlm_top5", "gen_top1", "gen_top5", "nsp", "nsp_hard")
-DOWNSTREAM = ("sentence", "pair", "tagging", "span", "probe")
+DOWNSTREAM = ("sentence", "order", "pair", "tagging", "span", "probe")
 
 
 def _run(job: tuple[str, int, int, int]) -> dict:
@@ -125,7 +125,8 @@ def section(results: dict) -> list[str]:
         "candidate by the likelihood of the whole sentence; NSP only for variants trained with it):",
         "",
         *_table(summary, HELDOUT, baselines),
-        "Notebook 07's tasks, fine-tuned (test split), and the frozen-feature probe (linear classifier on the "
+        "Notebook 07's tasks, fine-tuned (test split; word order: the sentence model on the 24 minimal pairs of "
+        "`word_order.tsv`), and the frozen-feature probe (linear classifier on the "
         "frozen outputs of both layers; macro-F1 over the 11 tags):",
         "",
         *_table(summary, DOWNSTREAM, baselines),

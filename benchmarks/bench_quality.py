@@ -86,8 +86,10 @@ SMALLEST_BUDGET = 0.1
 SMALLEST_BUDGET_MARGIN = 0.05  # "a clear margin" (asserted in notebook 07)
 MINILM_BUDGET_S = 120
 #: The pretrained mini-BERT must beat the best trivial baseline of these tasks by this much (asserted in
-#: notebook 07 too); tagging is reported without a target (a word lookup is nearly as good there).
-BASELINE_MARGIN = {SEQUENCE_CLASSIFICATION: 0.10, SENTENCE_PAIR_CLASSIFICATION: 0.25}
+#: notebook 07 too); tagging is reported without a target (a word lookup is nearly as good there), and so are
+#: sentence pairs: on facts never seen in fine-tuning the model is level with the corpus co-occurrence rule
+#: (notebook 07 section 4; the content review's P1).
+BASELINE_MARGIN = {SEQUENCE_CLASSIFICATION: 0.10}
 
 
 def course_model_config() -> BertConfig:

@@ -324,6 +324,31 @@ def only_ablations(quick: bool = False, cache: str | None = None) -> int:
     return 0
 
 
+QUALITY_HEADING = "## 4. Quality"
+
+
+def only_finetuning_quality(quick: bool = False) -> int:
+    """Re-measure notebook 07's fine-tuning quality alone (the seed-0 course model, ``runs/mini-bert/``) and merge
+    it into RESULTS.md's quality section and results.json; the pre-training half is kept as the last full run
+    wrote it (for a change of the fine-tuning data, issue 27)."""
+    results = deserialise(json.loads(RESULTS_JSON.read_text(encoding="utf-8")))
+    results["quality"]["finetuning"] = bench_quality.finetuning_quality(seeds=1 if quick else 3)
+    report = RESULTS.read_text(encoding="utf-8")
+    before, found, rest = report.partition(QUALITY_HEADING)
+    if not found or "\n## " not in rest:
+        raise SystemExit(f"{RESULTS.relative_to(ROOT)} has no quality section to replace: run make bench")
+    after = "\n## " + rest.split("\n## ", 1)[1]
+    lines = bench_quality.section(results["quality"])
+    RESULTS.write_text(before.rstrip("\n") + "\n\n" + "\n".join(lines).rstrip("\n") + "\n" + after, encoding="utf-8")
+    RESULTS_JSON.write_text(json.dumps(serialise(results), indent=1) + "\n")
+    update_readme(results)
+    print(f"wrote the fine-tuning quality of {RESULTS.relative_to(ROOT)} and {RESULTS_JSON.relative_to(ROOT)}")
+    failures = bench_quality.missed(results["quality"])
+    for failure in failures:
+        print(f"quality target missed: {failure}", file=sys.stderr)
+    return 1 if failures else 0
+
+
 def only_robustness(quick: bool = False, cache: str | None = None) -> int:
     """Run the robustness measurements alone and merge them into RESULTS.md and results.json (the other
     sections are left as the last full run wrote them)."""
@@ -364,6 +389,11 @@ def main(argv: list[str] | None = None) -> int:
         help="run only the robustness measurements (under load; score spread) and merge them into the reports",
     )
     parser.add_argument(
+        "--only-finetuning-quality",
+        action="store_true",
+        help="re-measure only notebook 07's fine-tuning quality (after a change of data/finetune/) and merge it",
+    )
+    parser.add_argument(
         "--robustness-cache", help="JSON-lines file of finished score-spread runs, reused and appended to"
     )
     parser.add_argument(
@@ -383,6 +413,8 @@ def main(argv: list[str] | None = None) -> int:
         return only_ablations(quick=args.quick, cache=args.ablations_cache)
     if args.only_robustness:
         return only_robustness(quick=args.quick, cache=args.robustness_cache)
+    if args.only_finetuning_quality:
+        return only_finetuning_quality(quick=args.quick)
     repeats = 2 if args.quick else 5
     started = time.time()
     info = machine()

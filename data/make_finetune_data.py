@@ -36,7 +36,7 @@ import argparse
 import json
 import random
 from collections import Counter
-from itertools import combinations
+from itertools import permutations
 from pathlib import Path
 
 SEED = 2002  # after seed 002, the blog post whose 100-sentence corpus started this course
@@ -46,7 +46,18 @@ N_POS = 300
 N_SPAN = 360
 # The sentence-pair task has its own random stream, so adding it left the three tasks above byte-identical.
 PAIR_SEED = 2003
-PAIR_SPLITS = (("train", 0.60), ("dev", 0.20), ("test", 0.20))
+# The word-order slice of the sentence task (notebook 07 section 2, notebook 10): its own stream too.
+WORD_ORDER_SEED = 2004
+N_WORD_ORDER = 24  # minimal pairs, so 48 sentences
+PAIR_SPLITS = (("train", 0.60), ("dev", 0.20), ("test", 0.20))  # names and order of the splits
+# How many facts of each subject (IT_FACTS) go to train, dev and test: 0 or at least 2 (a "same" pair needs two).
+# Subjects with three facts stay in training; the test split gets the most subjects it can.
+PAIR_FACT_SPLITS = {
+    "the cat": (3, 2, 3), "the dog": (3, 2, 3), "the bird": (2, 2, 2), "the mouse": (2, 2, 2),
+    "the cow": (2, 0, 2), "the sun": (2, 2, 0), "the fish": (3, 0, 0), "the moon": (3, 0, 0),
+    "the river": (3, 0, 0),
+}  # fmt: skip
+PAIR_RENDERINGS = 3  # sentences per ordered pair of facts (plain, with a time phrase, "it likes to ...")
 
 # --------------------------------------------------------------------------------------------------
 # The world. Each subject has the adjectives the corpus gives it (possibly none).
@@ -537,19 +548,19 @@ def render_it(rng, subj, pred):
 
 
 def mixed_facts(x, y):
-    """The two "different" combinations of facts that matching positives x and y creates."""
-    return {frozenset((x[1], y[2])), frozenset((y[1], x[2]))}
+    """The two "different" pairs of sentences that matching positives x and y create."""
+    return {frozenset((x[3], y[4])), frozenset((y[3], x[4]))}
 
 
 def pair_up(rng, positives, taken):
-    """Match every positive (subject, fact a, fact b) with one of another subject, never making a "different"
-    combination of facts that is in ``taken`` or already made: [(x, y), ...], or None if this shuffle gets
-    stuck (the caller tries again)."""
+    """Match every positive (subject, fact a, fact b, sentence a, sentence b) with one of another subject, never
+    making a "different" pair of sentences that is in ``taken`` or already made: [(x, y), ...], or None if this
+    shuffle gets stuck (the caller tries again)."""
     pending = list(positives)
     rng.shuffle(pending)
     taken, matches = set(taken), []
     while pending:
-        counts = Counter(subj for subj, _, _ in pending)
+        counts = Counter(item[0] for item in pending)
         biggest = max(sorted(counts), key=counts.__getitem__)  # the largest group first: it is the hardest
         x = next(item for item in pending if item[0] == biggest)
         pending.remove(x)
@@ -563,23 +574,57 @@ def pair_up(rng, positives, taken):
     return matches
 
 
+def deal_facts(rng):
+    """Each subject's facts, shuffled and dealt to the splits by :data:`PAIR_FACT_SPLITS`: no fact (so no
+    sentence) of dev or test occurs in a training pair. ``{split: {subject: [facts]}}``."""
+    dealt = {name: {} for name, _ in PAIR_SPLITS}
+    for subj, preds in IT_FACTS.items():
+        preds = list(preds)
+        rng.shuffle(preds)
+        counts = PAIR_FACT_SPLITS[subj]
+        if sum(counts) != len(preds) or 1 in counts:
+            raise ValueError(
+                f"{subj}: deal its {len(preds)} facts as 0 or at least 2 per split, not {counts}"
+            )
+        at = 0
+        for (name, _), n in zip(PAIR_SPLITS, counts):
+            if n:
+                dealt[name][subj] = preds[at : at + n]
+            at += n
+    return dealt
+
+
+def rendered_positives(rng, facts):
+    """Every ordered pair of facts of one subject, each rendered up to :data:`PAIR_RENDERINGS` times as two
+    different-looking sentences ("it drinks milk" / "in the morning it drinks milk"), without repeating a
+    rendering: [(subject, fact a, fact b, sentence a, sentence b), ...]."""
+    positives = []
+    for subj, preds in sorted(facts.items()):
+        for a, b in sorted(permutations(preds, 2)):
+            seen = set()
+            for _ in range(20 * PAIR_RENDERINGS):
+                pair = (render_it(rng, subj, a), render_it(rng, subj, b))
+                if pair not in seen:
+                    seen.add(pair)
+                    positives.append((subj, a, b, *pair))
+                if len(seen) == PAIR_RENDERINGS:
+                    break
+    return positives
+
+
 def make_pairs(rng):
     """Quadruples: for facts a1, b1 of subject X and a2, b2 of subject Y, the rows (a1, b1, same), (a2, b2, same),
     (a1, b2, different), (a2, b1, different). Every sentence of the quadruple is once with each label, so a
-    model that reads one sentence only is at chance. A pair of facts of the same subject (in both orders)
-    belongs to one split, and no "different" combination of facts is made twice, in one split or two."""
+    model that reads one sentence only is at chance. Facts, not pairs of facts, are dealt to the splits
+    (:func:`deal_facts`): a dev or test pair is about facts no training pair mentions, so the training labels
+    say nothing about it (a rule that links sentences through the training "same" pairs is at chance), and
+    only what the model knows of the world (pretraining on the corpus) can tell which facts belong together.
+    No pair of sentences is made twice."""
     corpus = corpus_sentences()
-    chunks = {"train": [], "dev": [], "test": []}
-    for subj, preds in IT_FACTS.items():  # stratified: each subject's fact pairs are dealt 60/20/20
-        units = [(subj, a, b) for a, b in combinations(preds, 2)]
-        rng.shuffle(units)
-        n_train, n_dev = round(len(units) * PAIR_SPLITS[0][1]), round(len(units) * PAIR_SPLITS[1][1])
-        chunks["train"] += units[:n_train]
-        chunks["dev"] += units[n_train : n_train + n_dev]
-        chunks["test"] += units[n_train + n_dev :]
+    dealt = deal_facts(rng)
     parts, taken = {}, set()
-    for name in ("test", "dev", "train"):  # the big training split is the easiest to fit around the others
-        positives = [(s, a, b) for s, p, q in sorted(chunks[name]) for a, b in ((p, q), (q, p))]
+    for name in ("test", "dev", "train"):
+        positives = rendered_positives(rng, dealt[name])
         for _ in range(1000):
             matches = pair_up(rng, positives, taken)
             if matches is not None:
@@ -589,16 +634,49 @@ def make_pairs(rng):
         rows = []
         for x, y in matches:
             taken |= mixed_facts(x, y)
-            a1, b1, a2, b2 = (
-                render_it(rng, s, p) for s, p in ((x[0], x[1]), (x[0], x[2]), (y[0], y[1]), (y[0], y[2]))
-            )
+            a1, b1, a2, b2 = x[3], x[4], y[3], y[4]
             rows += [(a1, b1, "same"), (a2, b2, "same"), (a1, b2, "different"), (a2, b1, "different")]
         in_corpus = [s for row in rows for s in row[:2] if s in corpus]
         if in_corpus:
             raise ValueError(f"sentence-pair sentences must not be corpus sentences: {in_corpus[:3]}")
+        if len({row[:2] for row in rows}) != len(rows):
+            raise RuntimeError(f"the {name} split repeats a pair of sentences")
         rng.shuffle(rows)
         parts[name] = rows
     return {name: parts[name] for name in ("train", "dev", "test")}
+
+
+# --------------------------------------------------------------------------------------------------
+# A word-order slice of task 1: minimal pairs that differ in the order of their words only
+# --------------------------------------------------------------------------------------------------
+def make_word_order(rng, taken):
+    """:data:`N_WORD_ORDER` minimal pairs for the sentence task's evaluation: a plausible sentence ("the black cat
+    chases the mouse") and the same words with subject and object swapped ("the mouse chases the black cat"),
+    labelled plausible and implausible. Each pair has one bag of words, so any bag-of-words rule labels both
+    sentences alike and scores exactly 0.5: only a model that reads word order can do better. No sentence is a
+    corpus line or in ``taken`` (the task's own splits). Rows ``(sentence, label)``, pairs adjacent."""
+    corpus = corpus_sentences()
+    swappable = [f for f in FACTS if f["swap"] and f["answer"].startswith(("the ", "a ", "an "))]
+    pairs, seen = [], set(taken)
+    for attempt in range(2000):
+        f = swappable[attempt % len(swappable)]  # every fact in turn
+        subj_np = with_adjective(rng, f["subj"], p=0.5)
+        obj_np = with_adjective(rng, "the " + f["answer"].split(" ", 1)[1], p=0.5)
+        verb = f"likes to {f['base']}" if rng.random() < 0.3 else f["verb"]
+        tail = f" {f['tail']}" if f["tail"] else ""
+        time = rng.choice(f["times"]) if f["times"] and rng.random() < 0.5 else ""
+        right, wrong = f"{subj_np} {verb} {obj_np}{tail}", f"{obj_np} {verb} {subj_np}{tail}"
+        if time:
+            right, wrong = f"{time} {right}", f"{time} {wrong}"
+        if {right, wrong} & (seen | corpus):
+            continue
+        seen |= {right, wrong}
+        pairs.append((right, wrong))
+        if len(pairs) == N_WORD_ORDER:
+            break
+    else:
+        raise RuntimeError("could not make enough word-order pairs; add swappable facts")
+    return [row for right, wrong in pairs for row in ((right, "plausible"), (wrong, "implausible"))]
 
 
 # --------------------------------------------------------------------------------------------------
@@ -612,6 +690,12 @@ def write(out_dir: Path):
         "span_extraction": make_spans(rng),
         "sentence_pair_classification": make_pairs(random.Random(PAIR_SEED)),
     }
+    classification = {s for rows in tasks["sentence_classification"].values() for s, _ in rows}
+    order_rows = make_word_order(random.Random(WORD_ORDER_SEED), classification)
+    path = out_dir / "sentence_classification" / "word_order.tsv"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", encoding="utf-8", newline="\n") as fh:
+        fh.write("sentence\tlabel\n" + "".join(f"{s}\t{label}\n" for s, label in order_rows))
     for task, splits in tasks.items():
         folder = out_dir / task
         folder.mkdir(parents=True, exist_ok=True)

@@ -15,7 +15,10 @@ from bertedu.course.baselines import (
     NgramFiller,
     bag_of_words_accuracy,
     content_words,
+    cooccurrence_pair_accuracy,
+    cooccurrence_score,
     giveaway_words,
+    label_graph_pair_accuracy,
     majority_accuracy,
     majority_label,
     ngram_mlm_accuracy,
@@ -206,13 +209,51 @@ def test_pair_baselines_are_at_chance_when_the_label_needs_both_sentences():
     scores = pair_baselines(pairs, labels, pairs, labels)
     # Every word comes equally often with both labels, so naive Bayes ties everywhere ("different" first);
     # no pair shares a content word ("it" is a function word), so overlap answers the majority, a tie too.
+    # Scored on its own training pairs, the label graph links every "same" pair: that is what a leak looks like.
     assert scores == {
         "majority": 0.5,
         "overlap": 0.5,
         "hypothesis_only": 0.5,
         "first_only": 0.5,
         "bag_of_words": 0.5,
+        "label_graph": 1.0,
     }
+
+
+def test_label_graph_links_sentences_through_the_training_labels():
+    """P1 of the content review: the transitive closure of the training "same" pairs finds a leaky split."""
+    train = [
+        ("it barks", "it digs"),
+        ("it digs", "it runs"),
+        ("it sings", "it flies"),
+        ("it barks", "it sings"),
+    ]
+    labels = ["same", "same", "same", "different"]
+    # "it barks" ~ "it runs" only through "it digs" (transitive); "it runs" and "it flies" are in two groups.
+    leaky = [("it barks", "it runs"), ("it runs", "it flies"), ("it sings", "it flies")]
+    assert label_graph_pair_accuracy(train, labels, leaky, ["same", "different", "same"]) == 1.0
+    unseen = [
+        ("it swims", "it hides"),
+        ("it swims", "it barks"),
+    ]  # sentences no training pair has: "different"
+    assert label_graph_pair_accuracy(train, labels, unseen, ["same", "different"]) == 0.5
+    with pytest.raises(ValueError, match="one of them 'same'"):
+        label_graph_pair_accuracy(train, ["a", "b", "a", "b"], leaky, ["a", "b", "a"])
+
+
+def test_cooccurrence_reads_the_corpus_documents():
+    documents = [["the dog barks at the door", "the dog digs in the garden"], ["the bird sings in the tree"]]
+    assert cooccurrence_score("it barks at the door", "it digs in the garden", documents) == 1.0
+    assert cooccurrence_score("it barks at the door", "it sings in the tree", documents) == 0.0
+    assert cooccurrence_score("it barks loudly", "it digs", documents) == 0.5  # "loudly" is in no document
+    assert cooccurrence_score("it is", "it digs", documents) == 0.0  # no content word
+    train = [("it barks", "it digs"), ("it barks", "it sings"), ("it sings", "it digs")]
+    labels = ["same", "different", "different"]
+    test = [("it digs", "it barks"), ("it sings", "it barks")]
+    assert cooccurrence_pair_accuracy(train, labels, test, ["same", "different"], documents) == 1.0
+    assert cooccurrence_pair_accuracy(train, labels, test, ["different", "same"], documents) == 0.0
+    with pytest.raises(ValueError, match="needs the corpus"):
+        cooccurrence_pair_accuracy(train, labels, test, ["same", "different"], [])
     # A task where B alone gives the label away: hypothesis-only is perfect.
     leaky = [("it barks", "yes it is"), ("it sings", "no it is not")]
     assert (

@@ -189,9 +189,10 @@ def test_trivial_baselines_are_reported_next_to_the_model_and_a_thin_margin_is_n
     assert "a bag of words trained on the same 10%: 0.610 / 0.660 / 0.680" in text
     assert "| — | — |" in text  # span extraction has no trivial baseline
     assert bench_quality.missed(results) == [] and "❌" not in text
-    tasks["sentence_pair_classification"]["baselines"]["overlap"] = 0.7  # a shortcut: 0.94 < 0.7 + 0.25
+    assert "(no target)" in text.split("| sentence_pair_classification |", 1)[1].split("\n", 1)[0]
+    tasks["sentence_classification"]["baselines"]["bag_of_words"] = 0.85  # a shortcut: 0.90 < 0.85 + 0.10
     failures = bench_quality.missed(results)
-    assert len(failures) == 1 and "less than 0.25 above the overlap baseline (0.700)" in failures[0]
+    assert len(failures) == 1 and "less than 0.1 above the bag of words baseline (0.850)" in failures[0]
     assert "❌ missed" in "\n".join(bench_quality.section(results))
 
 

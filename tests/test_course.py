@@ -212,8 +212,17 @@ def test_baseline_scores_of_the_course_tasks(word_tok):
     assert sentence["majority"] == 0.5 and round(sentence["bag_of_words"], 3) == 0.722
     pair_data = ftd.make_task_datasets(ftd.SENTENCE_PAIR_CLASSIFICATION, word_tok)
     pair = course.baseline_scores(ftd.SENTENCE_PAIR_CLASSIFICATION, pair_data)
-    assert set(pair) == {"majority", "overlap", "hypothesis_only", "first_only", "bag_of_words"}
-    assert max(pair.values()) <= 0.55 and pair["hypothesis_only"] == 0.5
+    rules = {
+        "majority",
+        "overlap",
+        "hypothesis_only",
+        "first_only",
+        "bag_of_words",
+        "label_graph",
+        "co_occurrence",
+    }
+    assert set(pair) == rules and round(pair["co_occurrence"], 3) == 0.630  # the corpus knows something
+    assert max(v for k, v in pair.items() if k != "co_occurrence") <= 0.55 and pair["label_graph"] == 0.5
     tagging = course.baseline_scores(
         ftd.TOKEN_CLASSIFICATION, ftd.make_task_datasets(ftd.TOKEN_CLASSIFICATION, word_tok)
     )
@@ -310,7 +319,7 @@ def test_best_baseline_sits_under_every_task_table(word_tok):
     """Notebook 07's per-task tables end with the task's best trivial rule, named, in the task's own metrics."""
     expected = {
         ftd.SEQUENCE_CLASSIFICATION: ("bag of words", {"accuracy"}),
-        ftd.SENTENCE_PAIR_CLASSIFICATION: ("overlap", {"accuracy"}),
+        ftd.SENTENCE_PAIR_CLASSIFICATION: ("co occurrence", {"accuracy"}),
         ftd.TOKEN_CLASSIFICATION: ("word's most frequent tag", {"token_accuracy", "macro_f1"}),
         ftd.SPAN_EXTRACTION: ("template", {"exact_match", "f1"}),
     }
@@ -346,3 +355,36 @@ def test_course_eval_history_keeps_the_evaluations_of_the_course_run(monkeypatch
     monkeypatch.setattr(pretraining, "load_checkpoint", lambda d: SimpleNamespace(history=history))
     assert [r["step"] for r in course.course_eval_history(tmp_path)] == [100, 200]
     assert made == [tmp_path]  # the model is made (or loaded) before its history is read
+
+
+def test_dev_search_picks_the_best_dev_setting_and_never_looks_at_test(monkeypatch):
+    """Notebook 07's scratch control gets its own learning rate and epochs (the content review's P2): the choice
+    is the best dev score, ties to the first setting of the grid, whatever the test scores say."""
+    from types import SimpleNamespace
+
+    from bertedu.course import finetuning
+
+    dev = {(5.0, 10): 0.6, (5.0, 30): 0.7, (20.0, 10): 0.7, (20.0, 30): 0.5}
+    seen = []
+
+    def fake_run(task, encoder, source, datasets, *, seed=0, lr_scale, epochs):
+        seen.append((task, encoder, seed, lr_scale, epochs))
+        result = SimpleNamespace(best_metrics={"accuracy": dev[lr_scale, epochs]})
+        return result, {"accuracy": 1.0 - dev[lr_scale, epochs]}  # test: the opposite order
+
+    monkeypatch.setattr(finetuning, "run_course_task", fake_run)
+    best, runs = course.dev_search("t", "scratch", None, {}, lr_scales=(5.0, 20.0), epochs=(10, 30), seed=3)
+    assert best == (5.0, 30) and set(runs) == set(dev) and len(seen) == 4
+    assert all(call[:3] == ("t", "scratch", 3) for call in seen)
+    assert course.DEV_SEARCH == {"lr_scale": (5.0, 20.0, 80.0), "epochs": (10, 30)}
+    with pytest.raises(ValueError, match="at least one learning-rate factor"):
+        course.dev_search("t", "scratch", None, {}, lr_scales=())
+
+
+def test_word_order_dataset_uses_the_training_labels(word_tok):
+    data = ftd.make_task_datasets(ftd.SEQUENCE_CLASSIFICATION, word_tok)
+    order = ftd.word_order_dataset(word_tok, data["train"].labels)
+    assert len(order) == 48 and order.labels == data["train"].labels
+    ids = [order[i]["labels"] for i in range(len(order))]
+    plausible = data["train"].labels.names.index("plausible")
+    assert ids[::2] == [plausible] * 24 and plausible not in ids[1::2]

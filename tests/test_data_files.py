@@ -16,6 +16,9 @@ import pytest
 from bertedu.course.baselines import (
     STOP_WORDS,
     NgramFiller,
+    bag_of_words_accuracy,
+    cooccurrence_pair_accuracy,
+    label_graph_pair_accuracy,
     ngram_mlm_accuracy,
     overlap_nsp_accuracy,
     pair_baselines,
@@ -432,7 +435,62 @@ def test_sentence_pair_label_depends_on_both_sentences():
         == scores["majority"]
         == 0.5
     )
-    assert round(scores["overlap"] * len(test)) == 37 and len(test) == 72
+    assert scores["overlap"] == scores["label_graph"] == 0.5 and len(test) == 108
+
+
+def test_sentence_pair_splits_share_no_fact(documents):
+    """Issue 27 (P1): facts, not pairs of facts, are dealt to the splits, so no dev or test sentence occurs in
+    a training pair, the label-graph rule is at chance, and only knowledge of the world (the corpus) helps."""
+    splits = {name: read_pairs(name) for name in SPLITS}
+    seen = {
+        name: {s for r in rows for s in (r["sentence"], r["sentence_b"])} for name, rows in splits.items()
+    }
+    for held_out in ("dev", "test"):
+        shared = seen["train"] & seen[held_out]
+        assert not shared, f"{held_out} sentences in training pairs: {sorted(shared)[:3]}"
+        assert not seen["dev"] & seen["test"]
+    pairs = {
+        n: ([(r["sentence"], r["sentence_b"]) for r in rows], [r["label"] for r in rows])
+        for n, rows in splits.items()
+    }
+    for held_out in ("dev", "test"):
+        assert label_graph_pair_accuracy(*pairs["train"], *pairs[held_out]) == 0.5
+    corpus_rule = cooccurrence_pair_accuracy(*pairs["train"], *pairs["test"], documents)
+    assert round(corpus_rule * 108) == 68, "notebook 07 asserts 0.630 for the corpus co-occurrence rule"
+
+
+def read_word_order() -> list[dict[str, str]]:
+    return read_tsv(FINETUNE / "sentence_classification" / "word_order.tsv", ["sentence", "label"])
+
+
+def test_word_order_slice_is_minimal_pairs(vocabulary, sentences):
+    """Issue 27 (P5): 24 pairs, plausible then implausible, the same words in another order, none of them a
+    corpus sentence or in the sentence task's splits; so a bag of words scores exactly 0.5."""
+    rows = read_word_order()
+    assert len(rows) == 48
+    task = {
+        r["sentence"]
+        for name in SPLITS
+        for r in read_tsv(FINETUNE / "sentence_classification" / f"{name}.tsv", ["sentence", "label"])
+    }
+    corpus = set(sentences)
+    for right, wrong in zip(rows[::2], rows[1::2]):
+        assert (right["label"], wrong["label"]) == ("plausible", "implausible")
+        assert Counter(right["sentence"].split()) == Counter(wrong["sentence"].split()), (right, wrong)
+        assert right["sentence"] != wrong["sentence"]
+        for s in (right["sentence"], wrong["sentence"]):
+            assert_plain_sentence(s, "word_order.tsv")
+            assert_in_vocabulary(s, vocabulary, "word_order.tsv")
+            assert s not in corpus and s not in task, f"word_order.tsv: {s!r} is a corpus or task sentence"
+    assert len({r["sentence"] for r in rows}) == 48
+    train = read_tsv(FINETUNE / "sentence_classification" / "train.tsv", ["sentence", "label"])
+    bow = bag_of_words_accuracy(
+        [r["sentence"] for r in train],
+        [r["label"] for r in train],
+        [r["sentence"] for r in rows],
+        [r["label"] for r in rows],
+    )
+    assert bow == 0.5
 
 
 @pytest.mark.integration

@@ -53,6 +53,7 @@ from bertedu.course.baselines import (
 )
 from bertedu.training.data import read_corpus
 from bertedu.training.evalsets import load_masked_word_items, load_nsp_items
+from bertedu.training.finetune import evaluate
 from bertedu.training.finetune_data import (
     SENTENCE_PAIR_CLASSIFICATION,
     SEQUENCE_CLASSIFICATION,
@@ -62,6 +63,9 @@ from bertedu.training.finetune_data import (
     TaskDataset,
     load_task_data,
     make_task_datasets,
+    read_examples,
+    task_data_dir,
+    word_order_dataset,
 )
 from bertedu.training.metrics import macro_f1, token_accuracy
 from bertedu.training.pretrain import PretrainingConfig, pretrain
@@ -128,6 +132,7 @@ METRICS: dict[str, tuple[str, str, str | None]] = {
     "nsp": ("NSP", "data/nsp_eval.tsv", None),
     "nsp_hard": ("NSP, swapped order", "data/nsp_eval_hard.tsv", None),
     "sentence": ("sentence cls. acc.", "notebook 07, fine-tuned, test", "SST-2"),
+    "order": ("word-order pairs acc.", "notebook 07's sentence model on its word-order slice", None),
     "pair": ("sentence pair acc.", "notebook 07, fine-tuned, test", "MNLI"),
     "tagging": ("tagging macro-F1", "notebook 07, fine-tuned, test", "NER fine-tune"),
     "tagging_acc": ("tagging accuracy", "notebook 07, fine-tuned, test", None),
@@ -342,9 +347,14 @@ def frozen_feature_probe(
 
 
 def task_datasets(tokenizer, tasks=TASKS) -> dict[str, dict[str, TaskDataset]]:
-    """Notebook 07's train / dev / test datasets of ``tasks`` (plus token classification, for the probe)."""
+    """Notebook 07's train / dev / test datasets of ``tasks`` (plus token classification, for the probe); the
+    sentence task also has its ``"word_order"`` slice (:func:`~bertedu.training.finetune_data.word_order_dataset`)."""
     names = dict.fromkeys([*tasks, TOKEN_CLASSIFICATION])
-    return {task: make_task_datasets(task, tokenizer) for task in names}
+    out = {task: make_task_datasets(task, tokenizer) for task in names}
+    if SEQUENCE_CLASSIFICATION in out:
+        sentence = out[SEQUENCE_CLASSIFICATION]
+        sentence["word_order"] = word_order_dataset(tokenizer, sentence["train"].labels)
+    return out
 
 
 def run_variant(
@@ -371,8 +381,10 @@ def run_variant(
     datasets = task_datasets(run.tokenizer, tasks) if datasets is None else datasets
     for task in tasks:
         key, metric = FINETUNE_METRIC[task]
-        test = run_course_task(task, "mini-bert", run.model, datasets[task], seed=seed)[1]
+        result, test = run_course_task(task, "mini-bert", run.model, datasets[task], seed=seed)
         scores[key] = test[metric]
+        if task == SEQUENCE_CLASSIFICATION:  # the same fine-tuned model on the word-order minimal pairs
+            scores["order"] = evaluate(result.model, datasets[task]["word_order"])["accuracy"]
         if task == TOKEN_CLASSIFICATION:
             scores["tagging_acc"] = test["token_accuracy"]
     if probe:
@@ -514,7 +526,8 @@ def baseline_scores() -> dict[str, tuple[float, str]]:
     """The trivial baselines (:mod:`bertedu.course.baselines`) of every metric a rule can be scored on:
     ``{metric: (score, which rule)}``, the best rule where there are several: the trigram model's top-1 and
     top-5 on the masked-word files, word overlap and the order-cue rule on the NSP files, the bag-of-words,
-    overlap and majority rules on the sentence and pair tasks, the word's most frequent tag on tagging (and the
+    overlap and majority rules on the sentence task and its word-order slice, those and the label-graph and
+    corpus co-occurrence rules on the pair task, the word's most frequent tag on tagging (and the
     probe), the sliding window and the template rule on spans (F1)."""
     sentences = [s for doc in read_corpus(resolve_path(course_config().corpus)) for s in doc]
     filler = NgramFiller(sentences)
@@ -532,9 +545,13 @@ def baseline_scores() -> dict[str, tuple[float, str]]:
     data = load_task_data(SEQUENCE_CLASSIFICATION)
     texts = {split: ([e.text for e in data[split]], [e.label for e in data[split]]) for split in data}
     out["sentence"] = _best(sentence_baselines(*texts["train"], *texts["test"]))
+    order = read_examples(SEQUENCE_CLASSIFICATION, task_data_dir(SEQUENCE_CLASSIFICATION) / "word_order.tsv")
+    order_scores = sentence_baselines(*texts["train"], [e.text for e in order], [e.label for e in order])
+    out["order"] = (order_scores["bag_of_words"], "bag of words")  # 0.5 by construction, as is the majority
     data = load_task_data(SENTENCE_PAIR_CLASSIFICATION)
     pairs = {s: ([(e.text, e.text_pair) for e in data[s]], [e.label for e in data[s]]) for s in data}
-    out["pair"] = _best(pair_baselines(*pairs["train"], *pairs["test"]))
+    documents = read_corpus(resolve_path(course_config().corpus))
+    out["pair"] = _best(pair_baselines(*pairs["train"], *pairs["test"], documents=documents))
     data = load_task_data(TOKEN_CLASSIFICATION)
     tags = most_frequent_tag_scores(data["train"], data["test"])
     out["tagging"] = out["probe"] = (tags["macro_f1"], "most frequent tag of the word")

@@ -419,11 +419,100 @@ def overlap_pair_accuracy(
     return accuracy([rule[shares_content_word(a, b)] for a, b in test_pairs], list(test_labels))
 
 
+def label_graph_pair_accuracy(
+    train_pairs: Sequence[tuple[str, str]],
+    train_labels: Sequence[str],
+    test_pairs: Sequence[tuple[str, str]],
+    test_labels: Sequence[str],
+    linked: str = "same",
+) -> float:
+    """The label-graph rule: join every two training sentences that a training pair labels ``linked`` (and so,
+    transitively, whole groups of them), then answer ``linked`` for a test pair exactly when both sentences
+    fell into one group, and the other label otherwise. No model, no words: only the training labels.
+    What it shows: whether test sentences already occur in training pairs (a leak between the splits); on a
+    split where none does, it always answers the other label. Notebook 07."""
+    _check_labelled(train_pairs, train_labels, "label_graph_pair_accuracy (train)")
+    _check_labelled(test_pairs, test_labels, "label_graph_pair_accuracy (test)")
+    others = sorted(set(train_labels) - {linked})
+    if linked not in train_labels or len(others) != 1:
+        raise ValueError(
+            f"label_graph_pair_accuracy needs two labels, one of them {linked!r}; the training labels are "
+            f"{sorted(set(train_labels))}."
+        )
+    parent: dict[str, str] = {}
+
+    def root(s: str) -> str:
+        while parent.setdefault(s, s) != s:
+            s = parent[s]
+        return s
+
+    for (a, b), label in zip(train_pairs, train_labels):
+        if label == linked:
+            parent[root(a)] = root(b)
+    predictions = [
+        linked if a in parent and b in parent and root(a) == root(b) else others[0] for a, b in test_pairs
+    ]
+    return accuracy(predictions, list(test_labels))
+
+
+def cooccurrence_score(a: str, b: str, documents: Sequence[Sequence[str]]) -> float:
+    """How well sentences ``a`` and ``b`` meet in one document of a corpus: the best, over the documents, of
+    the smaller of the two shares of their content words that the document contains (1.0: every content word of
+    both sentences occurs in one document; 0.0: none of one sentence's). ``documents``: lists of sentences."""
+    words_a, words_b = content_words(a), content_words(b)
+    if not words_a or not words_b:
+        return 0.0
+    best = 0.0
+    for document in documents:
+        seen = {w for sentence in document for w in words(sentence)}
+        best = max(best, min(len(words_a & seen) / len(words_a), len(words_b & seen) / len(words_b)))
+    return best
+
+
+def cooccurrence_pair_accuracy(
+    train_pairs: Sequence[tuple[str, str]],
+    train_labels: Sequence[str],
+    test_pairs: Sequence[tuple[str, str]],
+    test_labels: Sequence[str],
+    documents: Sequence[Sequence[str]],
+) -> float:
+    """The corpus co-occurrence rule: score each pair with :func:`cooccurrence_score` over the pretraining
+    corpus's ``documents`` (no labels), fit one threshold and the label on each side of it on the training
+    pairs, and answer the test pairs with it. What it shows: how much of a pair task the corpus's topic
+    statistics solve without a network, the knowledge next-sentence prediction rewards. Notebook 07."""
+    _check_labelled(train_pairs, train_labels, "cooccurrence_pair_accuracy (train)")
+    _check_labelled(test_pairs, test_labels, "cooccurrence_pair_accuracy (test)")
+    if not documents:
+        raise ValueError(
+            "cooccurrence_pair_accuracy needs the corpus's documents (lists of sentences); got none."
+        )
+    cache: dict[tuple[str, str], float] = {}
+
+    def score(pair: tuple[str, str]) -> float:
+        if pair not in cache:
+            cache[pair] = cooccurrence_score(*pair, documents)
+        return cache[pair]
+
+    train_scores = [score(p) for p in train_pairs]
+    best: tuple[float, float, str, str] | None = None  # (train accuracy, threshold, label at or above, below)
+    for threshold in sorted(set(train_scores)):
+        above = [lab for s, lab in zip(train_scores, train_labels) if s >= threshold]
+        below = [lab for s, lab in zip(train_scores, train_labels) if s < threshold]
+        high = majority_label(above)
+        low = majority_label(below) if below else high
+        fit = accuracy([high if s >= threshold else low for s in train_scores], list(train_labels))
+        if best is None or fit > best[0]:
+            best = (fit, threshold, high, low)
+    _, threshold, high, low = best
+    return accuracy([high if score(p) >= threshold else low for p in test_pairs], list(test_labels))
+
+
 def pair_baselines(
     train_pairs: Sequence[tuple[str, str]],
     train_labels: Sequence[str],
     test_pairs: Sequence[tuple[str, str]],
     test_labels: Sequence[str],
+    documents: Sequence[Sequence[str]] | None = None,
 ) -> dict[str, float]:
     """Every baseline of a sentence-pair task, as test accuracies:
 
@@ -431,7 +520,10 @@ def pair_baselines(
     - ``overlap``: :func:`overlap_pair_accuracy`;
     - ``hypothesis_only``: naive Bayes on the second sentence alone (near chance when the label needs both);
     - ``first_only``: naive Bayes on the first sentence alone;
-    - ``bag_of_words``: naive Bayes on the words of both sentences together (no interaction between them).
+    - ``bag_of_words``: naive Bayes on the words of both sentences together (no interaction between them);
+    - ``label_graph``: :func:`label_graph_pair_accuracy` (when the labels are ``same`` / another one);
+    - ``co_occurrence``: :func:`cooccurrence_pair_accuracy` over ``documents`` (when they are given: the
+      pretraining corpus, lists of sentences).
 
     Notebook 07.
     """
@@ -440,13 +532,20 @@ def pair_baselines(
     train_a, train_b = [a for a, _ in train_pairs], [b for _, b in train_pairs]
     test_a, test_b = [a for a, _ in test_pairs], [b for _, b in test_pairs]
     train_ab, test_ab = [f"{a} {b}" for a, b in train_pairs], [f"{a} {b}" for a, b in test_pairs]
-    return {
+    scores = {
         "majority": majority_accuracy(train_labels, test_labels),
         "overlap": overlap_pair_accuracy(train_pairs, train_labels, test_pairs, test_labels),
         "hypothesis_only": bag_of_words_accuracy(train_b, train_labels, test_b, test_labels),
         "first_only": bag_of_words_accuracy(train_a, train_labels, test_a, test_labels),
         "bag_of_words": bag_of_words_accuracy(train_ab, train_labels, test_ab, test_labels),
     }
+    if "same" in train_labels and len(set(train_labels)) == 2:
+        scores["label_graph"] = label_graph_pair_accuracy(train_pairs, train_labels, test_pairs, test_labels)
+    if documents is not None:
+        scores["co_occurrence"] = cooccurrence_pair_accuracy(
+            train_pairs, train_labels, test_pairs, test_labels, documents
+        )
+    return scores
 
 
 def sentence_baselines(

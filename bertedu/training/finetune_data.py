@@ -575,6 +575,16 @@ def make_task_datasets(
     return out
 
 
+def word_order_dataset(tokenizer, labels, *, max_length: int = 64) -> TaskDataset:
+    """The sentence task's word-order slice, ``data/finetune/sentence_classification/word_order.tsv``: 24 minimal
+    pairs, a plausible sentence and the same words in another order ("the egg eats the boy"), encoded with the
+    training split's ``labels`` (``make_task_datasets(...)["train"].labels``). A bag of words scores 0.5 on it by
+    construction; notebooks 07 and 10 ask whether a model reads word order."""
+    path = task_data_dir(SEQUENCE_CLASSIFICATION) / "word_order.tsv"
+    examples = read_examples(SEQUENCE_CLASSIFICATION, path)
+    return make_dataset(SEQUENCE_CLASSIFICATION, examples, tokenizer, labels=labels, max_length=max_length)
+
+
 def label_budget(dataset: TaskDataset, fraction: float, seed: int = 0) -> TaskDataset:
     """A random ``fraction`` of ``dataset`` (at least one example per label for classification when possible),
     drawn with ``seed``: the "number of labelled examples" axis of a learning curve."""
