@@ -48,7 +48,6 @@ from bertedu.training.data import read_corpus
 from bertedu.training.evalsets import load_masked_word_items, load_nsp_items
 from bertedu.training.finetune import MAIN_METRIC
 from bertedu.training.finetune_data import (
-    SENTENCE_PAIR_CLASSIFICATION,
     SEQUENCE_CLASSIFICATION,
     SPAN_EXTRACTION,
     TASKS,

@@ -339,10 +339,14 @@ def only_finetuning_quality(quick: bool = False) -> int:
         raise SystemExit(f"{RESULTS.relative_to(ROOT)} has no quality section to replace: run make bench")
     after = "\n## " + rest.split("\n## ", 1)[1]
     lines = bench_quality.section(results["quality"])
-    RESULTS.write_text(before.rstrip("\n") + "\n\n" + "\n".join(lines).rstrip("\n") + "\n" + after, encoding="utf-8")
+    RESULTS.write_text(
+        before.rstrip("\n") + "\n\n" + "\n".join(lines).rstrip("\n") + "\n" + after, encoding="utf-8"
+    )
     RESULTS_JSON.write_text(json.dumps(serialise(results), indent=1) + "\n")
     update_readme(results)
-    print(f"wrote the fine-tuning quality of {RESULTS.relative_to(ROOT)} and {RESULTS_JSON.relative_to(ROOT)}")
+    print(
+        f"wrote the fine-tuning quality of {RESULTS.relative_to(ROOT)} and {RESULTS_JSON.relative_to(ROOT)}"
+    )
     failures = bench_quality.missed(results["quality"])
     for failure in failures:
         print(f"quality target missed: {failure}", file=sys.stderr)
