@@ -58,6 +58,8 @@ FIX_ALL = translatable("run `make lab` (or `make test`) from the repository root
 TORCH_CPU_INDEX_URL = "https://download.pytorch.org/whl/cpu"
 #: Where `make lab` puts the course's virtual environment, relative to the repository root.
 COURSE_VENV = ".venv"
+#: The fix of a package check when another Python runs the doctor: installing into it would be wrong.
+NOT_FOR_THIS_PYTHON = translatable("not for this Python: see the 'interpreter' line")
 
 
 @dataclass(frozen=True)
@@ -93,8 +95,12 @@ class Interpreter:
         python = _display_path(self.venv_python) if self.venv_python is not None else ".venv/bin/python"
         command = f"`{python} -m bertedu.doctor`"
         if self.venv_python is not None and self.venv_python.exists():
-            return f"run {command} instead (or `make lab`, which uses that Python)"
-        return f"create the course's {COURSE_VENV} with `make lab` (from the repository root), then run {command}"
+            return msg("run {command} instead (or `make lab`, which uses that Python)", command=command)
+        return msg(
+            "create the course's {venv} with `make lab` (from the repository root), then run {command}",
+            venv=COURSE_VENV,
+            command=command,
+        )
 
 
 def _same_path(a: str | os.PathLike, b: str | os.PathLike) -> bool:
@@ -196,12 +202,14 @@ def _check_python() -> Check:
 def _pip_fix(dist: str, tested: str, interpreter: Interpreter) -> str:
     """The command that installs ``dist==tested`` into this interpreter (never a CUDA torch by surprise)."""
     if interpreter.is_other:
-        return "not for this Python: see the 'interpreter' line"
+        return translate(NOT_FOR_THIS_PYTHON)
     pip = f"{interpreter.python_command()} -m pip install"
     if dist == "torch":
-        return (
-            f"{pip} 'torch=={tested}' --index-url {TORCH_CPU_INDEX_URL}  (the CPU build; without --index-url "
-            "pip takes PyPI's torch, on Linux the CUDA build of several GB; or `make install TORCH_INDEX=cpu`)"
+        command = f"{pip} 'torch=={tested}' --index-url {TORCH_CPU_INDEX_URL}"
+        return msg(
+            "{command}  (the CPU build; without --index-url pip takes PyPI's torch, on Linux the CUDA build "
+            "of several GB; or `make install TORCH_INDEX=cpu`)",
+            command=command,
         )
     return f"{pip} '{dist}=={tested}'"
 
@@ -232,22 +240,29 @@ def _check_package(dist: str, module: str, tested: str, interpreter: Interpreter
 
 def _check_interpreter(interpreter: Interpreter, others: list[Check]) -> Check:
     """OK in the course's .venv; in another Python, as bad as the package checks it caused."""
+    python = interpreter.executable
     if interpreter.venv is None:
-        return Check("interpreter", "OK", f"{interpreter.executable} (repository not found: not compared)")
+        return Check("interpreter", "OK", msg("{python} (repository not found: not compared)", python=python))
     if interpreter.is_course_venv:
-        return Check(
-            "interpreter", "OK", f"the course's {COURSE_VENV} ({_display_path(Path(interpreter.executable))})"
-        )
+        where = _display_path(Path(interpreter.executable))
+        return Check("interpreter", "OK", msg("the course's {venv} ({where})", venv=COURSE_VENV, where=where))
     statuses = {c.status for c in others}
     status = "FAIL" if "FAIL" in statuses else "WARN" if "WARN" in statuses else "OK"
     if status == "OK":
-        return Check("interpreter", "OK", f"{interpreter.executable}: your own environment, complete")
+        return Check("interpreter", "OK", msg("{python}: your own environment, complete", python=python))
     return Check(
         "interpreter",
         status,
-        f"{interpreter.executable} is not the course's Python ({_display_path(interpreter.venv)})",
-        f"{interpreter.use_venv_advice()}. Do not install the course into this Python (unless it is "
-        "an environment you made for the course: README, 'Other ways to install')",
+        msg(
+            "{python} is not the course's Python ({venv})",
+            python=python,
+            venv=_display_path(interpreter.venv),
+        ),
+        msg(
+            "{advice}. Do not install the course into this Python (unless it is an environment you made for "
+            "the course: README, 'Other ways to install')",
+            advice=interpreter.use_venv_advice(),
+        ),
     )
 
 
@@ -266,9 +281,12 @@ def _check_torch_build() -> Check | None:
 
 def _check_minilm(interpreter: Interpreter) -> Check:
     if interpreter.is_other:
-        fix = "not for this Python: see the 'interpreter' line"
+        fix = translate(NOT_FOR_THIS_PYTHON)
     else:
-        fix = f"{interpreter.python_command()} -m {INSTALL_HINT}  (--no-deps: the course needs none of its requirements)"
+        fix = msg(
+            "{command}  (--no-deps: the course needs none of its requirements)",
+            command=f"{interpreter.python_command()} -m {INSTALL_HINT}",
+        )
     try:
         minilm_dir()
     except FileNotFoundError as err:
@@ -321,7 +339,9 @@ def run_checks() -> Report:
     interpreter_check = _check_interpreter(interpreter, checks)
     report = Report([_check_python(), interpreter_check, *checks])
     if interpreter_check.status == "FAIL":
-        report.advice = f"This is not the course's Python: {interpreter.use_venv_advice()}."
+        report.advice = msg(
+            "This is not the course's Python: {advice}.", advice=interpreter.use_venv_advice()
+        )
     return report
 
 
@@ -332,7 +352,10 @@ def main(argv: list[str] | None = None) -> int:
         print(__doc__.strip())
         return 0
     if argv:
-        print(f"bertedu.doctor takes no arguments (got {' '.join(argv)!r}); try --help.", file=sys.stderr)
+        print(
+            msg("bertedu.doctor takes no arguments (got {args!r}); try --help.", args=" ".join(argv)),
+            file=sys.stderr,
+        )
         return 2
     report = run_checks()
     print(msg("bertedu doctor: checking your environment") + "\n")

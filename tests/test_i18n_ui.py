@@ -325,7 +325,7 @@ def test_exercise_feedback_follows_the_language():
     assert "还没有答案" in str(ex.expected_masked.check(...))
     assert ex.expected_masked.check(...).label == "○ 尚未作答"
     assert "<strong>✗ 还不对</strong>：" in ex.expected_masked.check("thirty")._repr_html_()
-    assert repr(ex.expected_masked.hint(1)) == "**提示 1/2：**15% 就是词元总数的 0.15。"
+    assert repr(ex.expected_masked.hint(1)) == "**提示 1/2**：15% 就是词元总数的 0.15。"
     solution = repr(ex.expected_masked.solution())
     assert solution.startswith("**参考答案：**") and "answer = 0.15 * 200   # 预测 30 个词元" in solution
 
@@ -361,6 +361,23 @@ def test_the_doctor_speaks_the_language():
     i18n.set_language("zh")
     assert report.lines()[1].endswith("修复：pip install torch")
     assert report.lines()[-1] == "1 项检查未通过：请按上面“修复”行的说明操作，然后再运行一次 doctor。"
+
+
+def test_the_interpreter_check_speaks_chinese(tmp_path):
+    """The review of 2026-11-27 (fix 3): the doctor's interpreter check, the advice a beginner most needs, was
+    plain f-strings and stayed English in a Chinese run."""
+    from bertedu import doctor
+
+    interpreter = doctor.Interpreter("/usr/bin/python3", tmp_path / ".venv")  # another Python, no .venv yet
+    failed = [doctor.Check("numpy", "FAIL", "missing")]
+    english = doctor._check_interpreter(interpreter, failed)
+    assert "is not the course's Python" in english.detail and "Do not install the course" in english.fix
+    i18n.set_language("zh")
+    check = doctor._check_interpreter(interpreter, failed)
+    assert check.status == "FAIL" and check.detail.startswith("/usr/bin/python3 不是本课程的 Python（"), check
+    assert check.fix.startswith("请在仓库根目录运行 `make lab`，创建本课程的 .venv"), check.fix
+    assert "不要把课程安装到这个 Python 里" in check.fix and "Do not" not in check.fix
+    assert doctor._pip_fix("numpy", "2.4.6", interpreter) == "不要装进这个 Python：请看 “interpreter” 那一行"
 
 
 @pytest.mark.integration
@@ -457,3 +474,197 @@ def test_notebook_00_first_cell_shows_no_output(path):
     nb = nbformat.read(ROOT / "notebooks" / path, as_version=4)
     first = next(c for c in nb.cells if c.cell_type == "code")
     assert first.outputs == [], first.outputs
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Strings that bypass the catalog: f-strings, widget labels, progress bars (the review of 2026-11-27, fix 3)
+
+#: Modules whose every user-facing string must go through msg() / translatable().
+UI_MODULES = ("bertedu/doctor.py", "bertedu/teaching/viz/explorer.py")
+#: Keyword arguments that a student reads: widget labels and progress-bar descriptions.
+LABEL_KEYWORDS = {"description", "placeholder", "tooltip", "desc"}
+#: What is not prose: backtick code, quoted names, HTML tags, command-line options, `-m module` and paths.
+NOT_PROSE = re.compile(
+    r"`[^`]*`|'[^']*'|</?[A-Za-z]+(\s+[\w-]+=[^>]*)?>|-m\s+[\w.]+|(?<!\w)--?[\w-]+|\S*[/._=]\S*|\{[^}]*\}"
+)
+
+
+def prose_words(text: str) -> list[str]:
+    """The English words of ``text`` once code, names, tags and placeholders are taken out."""
+    return re.findall(r"[A-Za-z]{2,}", NOT_PROSE.sub(" ", text))
+
+
+def untranslated_strings(source: str, where: str) -> list[str]:
+    """User-facing English in ``source`` that bypasses the catalog: every f-string with two or more words of
+    prose, and every string literal passed as a Check's detail/fix or as a widget label / progress-bar
+    description, unless it is inside msg(...) / translatable(...), a raise statement or a docstring."""
+    tree = ast.parse(source)
+    exempt: set[int] = set()
+    for node in ast.walk(tree):
+        inside_marker = (
+            isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in MARKERS
+        )
+        if inside_marker or isinstance(node, ast.Raise):
+            exempt |= {id(n) for n in ast.walk(node)}
+    found = []
+    for node in ast.walk(tree):
+        if id(node) in exempt:
+            continue
+        candidates = []
+        if isinstance(node, ast.JoinedStr):
+            text = "".join(v.value if isinstance(v, ast.Constant) else "{}" for v in node.values)
+            candidates.append((node, text, 2))
+        elif isinstance(node, ast.Call):
+            name = node.func.id if isinstance(node.func, ast.Name) else getattr(node.func, "attr", "")
+            shown = node.args[2:4] if name == "Check" else []
+            shown += [
+                k.value
+                for k in node.keywords
+                if k.arg in LABEL_KEYWORDS or (name == "Check" and k.arg in ("detail", "fix"))
+            ]
+            for arg in shown:
+                if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                    candidates.append((arg, arg.value, 1))
+        for at, text, minimum in candidates:
+            if len(prose_words(text)) >= minimum:
+                found.append(f"{where}:{at.lineno}: {text!r}")
+    return found
+
+
+@pytest.mark.parametrize("module", UI_MODULES)
+def test_the_doctor_and_the_explorer_send_every_message_through_the_catalog(module):
+    source = (ROOT / module).read_text(encoding="utf-8")
+    found = untranslated_strings(source, module)
+    assert not found, (
+        "wrap these in msg(...) and translate them in bertedu/teaching/i18n/zh.py:\n" + "\n".join(found)
+    )
+
+
+def test_the_untranslated_string_finder_can_fail():
+    source = (
+        "from bertedu.teaching.i18n import msg\n"
+        "def check(python, widgets, tqdm):\n"
+        "    a = f'{python} is not the course Python'\n"  # prose in an f-string
+        "    b = Check('interpreter', 'FAIL', 'wrong Python', 'run make lab')\n"  # literal detail and fix
+        "    c = widgets.Text(description='sentence')\n"  # a widget label
+        "    d = tqdm(range(3), desc='pretraining')\n"  # a progress bar
+        "    ok = [msg('{python} is not the course Python', python=python), f'{python} -m pip install',\n"
+        "          f'`{python} -m bertedu.doctor`', f\"<span style='color:red'>{a}</span>\", f'{a}px']\n"
+        "    raise ValueError(f'{python} is not a path we know')\n"
+    )
+    found = untranslated_strings(source, "fake.py")
+    assert [f.split(": ", 1)[0] for f in found] == [
+        "fake.py:3",
+        "fake.py:4",
+        "fake.py:4",
+        "fake.py:5",
+        "fake.py:6",
+    ]
+
+
+def test_every_progress_bar_description_goes_through_the_catalog():
+    """tqdm's ``desc`` in the whole package is a msg(...) call (the bar says 预训练 in a Chinese run)."""
+    literal = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        where = str(path.relative_to(ROOT))
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "tqdm":
+                for k in node.keywords:
+                    if k.arg == "desc" and not (
+                        isinstance(k.value, ast.Call) and getattr(k.value.func, "id", "") == "msg"
+                    ):
+                        literal.append(f"{where}:{node.lineno}")
+    assert not literal, "write desc=msg('...') so the bar follows the course's language: " + ", ".join(
+        literal
+    )
+    i18n.set_language("zh")
+    assert (i18n.msg("pretraining"), i18n.msg("ablations")) == ("预训练", "消融实验")
+    assert (
+        i18n.msg("fine-tuning ({task})", task="sentence_classification") == "微调（sentence_classification）"
+    )
+    what = i18n.translate("side run")
+    assert (
+        i18n.msg("waiting for the {what} {name!r}", what=what, name="no_positions")
+        == "正在等待辅助训练“no_positions”"
+    )
+
+
+def test_the_attention_explorer_labels_follow_the_language():
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    from bertedu.teaching import viz
+
+    def attention_fn(text, pair):
+        tokens = ["[CLS]", *text.split(), "[SEP]"]
+        t = len(tokens)
+        return tokens, np.full((2, 2, t, t), 1 / t)
+
+    def labels(explorer):
+        return (
+            explorer.text_box.description,
+            explorer.pair_box.description,
+            explorer.pair_box.placeholder,
+            explorer.layer_slider.description,
+            explorer.head_dropdown.description,
+            explorer.hide_special.description,
+        )
+
+    before = plt.get_fignums()
+    english = viz.AttentionExplorer(text="the cat", attention_fn=attention_fn)
+    assert labels(english) == (
+        "sentence",
+        "pair",
+        "optional second sentence",
+        "layer",
+        "head",
+        "hide [CLS]/[SEP] columns",
+    )
+    i18n.set_language("zh")
+    chinese = viz.AttentionExplorer(text="the cat", attention_fn=attention_fn)
+    assert labels(chinese) == ("句子", "第二句", "可选的第二句", "层", "注意力头", "隐藏 [CLS]/[SEP] 列")
+    assert list(chinese.head_dropdown.options) == [("平均", "mean"), ("0", 0), ("1", 1)]  # the values stay
+    chinese.select(head="mean", layer=1)
+    assert chinese.selection["head"] == "mean"
+    assert chinese.output.outputs[0]["data"]["text/plain"] == "<注意力热力图：第 1 层，2 个注意力头的平均>"
+    english.close(), chinese.close()
+    assert plt.get_fignums() == before
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Instructions that fit the Chinese edition (the review of 2026-11-27, fix 6)
+
+
+def test_chinese_notebook_00_names_the_chinese_editions_commands_and_folders():
+    """A Chinese student runs `make lab-zh`, which builds student-zh/ (not `make lab` and student/)."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import build_student
+
+    folder = build_student.EDITION_FOLDERS["notebooks/zh"]
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    assert re.search(r"^lab-zh:", makefile, re.M) and f"--out {folder}" in makefile
+    text = read_md(ROOT / "notebooks" / "zh" / "00_welcome.ipynb")
+    assert f"`make lab-zh` 会在 `{folder}/` 中生成它" in text, (
+        "cell 247143b4 names the English edition's command"
+    )
+    assert "`make lab` 会在 `student/`" not in text
+
+
+def test_the_doctor_check_of_notebook_00_names_the_lines_in_both_languages():
+    nb = nbformat.read(ROOT / "notebooks" / "zh" / "00_welcome.ipynb", as_version=4)
+    check = next(c for c in nb.cells if c.get("id") == "77e76e93").source
+    assert "'fix'" in check and "修复" in check  # the Chinese doctor prints 修复：
+
+
+def test_the_generated_first_cell_lets_students_write_in_the_notebook():
+    """The generated cell used to say "do not edit this file" inside the notebook a student works in."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import translate
+
+    for path in sorted((ROOT / "notebooks" / "zh").glob("[0-9][0-9]_*.ipynb")):
+        cell = next(
+            c for c in nbformat.read(path, as_version=4).cells if c.get("id") == translate.LANGUAGE_CELL_ID
+        )
+        assert cell.source == translate.LANGUAGE_CELL.format(name=path.name, stem=path.stem), path.name
+    assert "请放心在里面作答" in translate.LANGUAGE_CELL and "维护者注" in translate.LANGUAGE_CELL
+    assert "不要直接修改本文件" not in translate.LANGUAGE_CELL

@@ -4,6 +4,7 @@ with the file and the question id in the message; the UI strings are complete to
 import copy
 import re
 import string
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -128,6 +129,61 @@ def test_chinese_text_keeps_the_spaces_inside_code_spans():
     assert plain_text(option.text["zh"]) == plain_text(option.text["en"]) == "BERT 很好用 → bert 很 好 用"
     prompt = load_bank("02_tokens_and_embeddings").question("basic-tokenization").prompt["zh"]
     assert not re.search(r"[\u4e00-\u9fff] [\u4e00-\u9fff]", prompt.replace("`", "")), prompt
+
+
+def only_maths_and_code(english: str) -> bool:
+    """Whether an option's English is nothing but maths, code and punctuation (no word outside them)."""
+    return not re.search(r"[A-Za-z]", re.sub(r"\$\$.+?\$\$|\$[^$]*\$|`[^`]*`", " ", english, flags=re.S))
+
+
+def same_symbols(english: str, chinese: str) -> bool:
+    """Equal once full-width punctuation is folded (``；`` is ``;``) and spaces are left out."""
+
+    def fold(text: str) -> str:
+        return re.sub(r"\s+", "", unicodedata.normalize("NFKC", text))
+
+    return fold(english) == fold(chinese)
+
+
+def glossed_options(banks) -> list[str]:
+    """Options whose English is only maths or code but whose Chinese adds words: a gloss (“（三行相加后归一化）”)
+    or a prefix (“写法：”) the English lacks, which can give the answer away in one language only."""
+    return [
+        f"{bank.notebook}/{q.id} option {o.id}: {o.text['zh']!r}"
+        for bank in banks
+        for q in bank.questions
+        for o in q.options
+        if only_maths_and_code(o.text["en"]) and not same_symbols(o.text["en"], o.text["zh"])
+    ]
+
+
+def test_an_option_of_only_maths_or_code_is_the_same_in_chinese():
+    banks = [load_bank(name) for name in bank_names()]
+    assert sum(only_maths_and_code(o.text["en"]) for b in banks for q in b.questions for o in q.options) > 10
+    bad = glossed_options(banks)
+    assert not bad, "a Chinese option says more than the English (drop the gloss):\n" + "\n".join(bad)
+
+
+def test_the_gloss_check_finds_a_gloss_and_a_prefix_and_allows_full_width_punctuation():
+    data = copy.deepcopy(GOOD)
+    data["questions"][0]["options"][0]["text"] = {"en": "$a + b$", "zh": "$a + b$（相加）"}
+    data["questions"][0]["options"][1]["text"] = {"en": "`x.view(B, T)`", "zh": "写法：`x.view(B, T)`"}
+    assert len(glossed_options([bank_from_data(data, "42_sample.yaml")])) == 2
+    data["questions"][0]["options"][0]["text"] = {"en": "$a$; $b$", "zh": "$a$；$b$"}
+    data["questions"][0]["options"][1]["text"] = {"en": "`x.view(B, T)`", "zh": "`x.view(B, T)`"}
+    assert glossed_options([bank_from_data(data, "42_sample.yaml")]) == []
+
+
+def test_chinese_typography_of_bank_text():
+    """No space after full-width punctuation or around emphasis of Chinese words (YAML folding and habit leave
+    them); a blank line stays a paragraph break, a space before a Latin word in emphasis stays, code is exact."""
+    data = copy.deepcopy(GOOD)
+    data["questions"][0]["prompt"] = {
+        "en": "Which one is right?",
+        "zh": "RoBERTa 推测， BERT 的\n*结构*。 one 分给 *cat*，按 **检查答案** 会评分。\n\n第二段 `a。 b`",
+    }
+    prompt = bank_from_data(data, "42_sample.yaml").questions[0].prompt["zh"]
+    assert prompt == "RoBERTa 推测，BERT 的*结构*。one 分给 *cat*，按**检查答案**会评分。\n\n第二段 `a。 b`"
 
 
 def test_paper_facts_spot_check():
@@ -458,3 +514,28 @@ def test_kept_symbols_are_accepted_in_banks():
     data = copy.deepcopy(GOOD)
     _q(data)["prompt"].update(en="Which ✓ or ✗ or ☐?\tNext\nline")
     assert validate_bank_data(data, "42_sample.yaml") == []
+
+
+QUESTION_WORD = re.compile(r"什么|怎|哪|多少|吗|如何|几|是否|谁|为何|呢")
+
+
+def telegraphic_fronts(banks) -> list[str]:
+    """Chinese card fronts that end in ？ without asking anything (“静态掩码与动态掩码？”, “RoBERTa？”): a noun
+    phrase with a question mark reads as a heading with a stray ？ in Chinese."""
+    return [
+        f"{bank.notebook}/{card.id}: {card.front['zh']}"
+        for bank in banks
+        for card in bank.flashcards
+        if card.front["zh"].rstrip().endswith("？") and not QUESTION_WORD.search(card.front["zh"])
+    ]
+
+
+def test_chinese_card_fronts_are_real_questions():
+    banks = [load_bank(name) for name in bank_names()]
+    bad = telegraphic_fronts(banks)
+    assert not bad, "ask a question (“…有什么区别？”, “…是什么？”):\n" + "\n".join(bad)
+    data = copy.deepcopy(GOOD)
+    data["flashcards"][0]["front"] = {"en": "RoBERTa?", "zh": "RoBERTa？"}
+    assert len(telegraphic_fronts([bank_from_data(data, "42_sample.yaml")])) == 1
+    data["flashcards"][0]["front"] = {"en": "RoBERTa?", "zh": "RoBERTa 对 BERT 的训练做了哪些改动？"}
+    assert telegraphic_fronts([bank_from_data(data, "42_sample.yaml")]) == []

@@ -4,7 +4,15 @@ import pytest
 
 from bertedu.teaching import quiz
 from bertedu.teaching.quiz.banks import Blank, bank_from_data
-from bertedu.teaching.quiz.core import correct_answer, grade, grade_blank, normalize_text, parse_number
+from bertedu.teaching.quiz.core import (
+    BlankFeedback,
+    blank_line,
+    correct_answer,
+    grade,
+    grade_blank,
+    normalize_text,
+    parse_number,
+)
 
 
 @pytest.fixture(autouse=True)
@@ -157,6 +165,43 @@ def test_numeric_blank_with_a_magnitude_unit_accepts_the_full_number(typed, corr
     assert grade_blank(blank, typed) == (correct, True)
 
 
+@pytest.mark.parametrize(
+    "typed, value",
+    [
+        ("0。67", 0.67),  # the IME's full stop between digits is the decimal point
+        ("约 0.67", 0.67),
+        ("大约0.67", 0.67),
+        ("近似 0.67", 0.67),
+        ("30 个", 30),
+        ("30个", 30),
+        ("30个词元", 30),
+        ("4 层", 4),
+        ("768维", 768),
+        ("1000 步", 1000),
+        ("3 轮", 3),
+        ("2 次", 2),
+        ("3万个", 30000),
+        ("约 0。5。", 0.5),
+    ],
+)
+def test_parse_number_forgives_what_a_chinese_ime_types(typed, value):
+    assert parse_number(typed) == pytest.approx(value)
+
+
+@pytest.mark.parametrize("typed", ["约", "个", "0。6。7", "30 只", "个 30", "三十个"])
+def test_parse_number_still_refuses_what_is_not_a_number(typed):
+    assert parse_number(typed) is None
+
+
+def test_an_unreadable_number_is_told_how_to_write_the_decimal_point():
+    blank = Blank(kind="numeric", value=0.67, tolerance=0.01)
+    assert grade_blank(blank, "0。67") == (True, True)
+    assert grade_blank(blank, "零点六七") == (False, False)
+    feedback = BlankFeedback(0, "空 1", "零点六七", correct=False, expected="0.67", readable=False)
+    assert "小数点请用半角 ." in blank_line(feedback, "zh")
+    assert "with . as the decimal point" in blank_line(feedback, "en")
+
+
 def test_parse_number_with_unit_reads_the_unit_as_a_label():
     assert parse_number("15%", unit="%") == 15
     assert parse_number("15", unit="%") == 15
@@ -286,3 +331,22 @@ def test_feedback_names_blanks_and_counts_missed_options_only_on_multiple(bank):
     assert r.blanks[1].title == "Blank 2 (weight)" and r.blanks[1].label == "weight"
     assert "✗ Blank 1: “3” is not right." in str(grade(bank.question("percent"), ["3"]))
     assert "✗ 空 2（中文：weight）：“0.3” 不对。" in str(grade(bank.question("blanks"), ["E", "0.3"], "zh"))
+
+
+@pytest.mark.parametrize(
+    "bank, qid, typed",
+    [
+        (
+            "paper",
+            "a-masked-lm-name",
+            "掩码语言模型",
+        ),  # the prompt is "[空 1]语言模型": the full name is right too
+        ("paper", "a-masked-lm-name", "遮蔽语言模型"),
+        ("06_mini_pretraining", "nsp-label", "是下一句（IsNext）"),
+        ("06_mini_pretraining", "nsp-label", "IsNext (是下一句)"),
+    ],
+)
+def test_the_shipped_blanks_accept_the_full_chinese_names(bank, qid, typed):
+    from bertedu.teaching.quiz.banks import load_bank
+
+    assert grade_blank(load_bank(bank).question(qid).blanks[0], typed) == (True, True)

@@ -186,6 +186,37 @@ def test_stubs_inside_functions_raise_and_top_level_names_become_ellipsis():
     assert namespace["weights"] is Ellipsis
 
 
+def test_the_chinese_edition_gets_chinese_stubs_and_note():
+    """The review of 2026-11-27 (fix 3): student-zh/ said `# YOUR CODE HERE` and "your code here: ..."."""
+    source = "### BEGIN SOLUTION\nanswer = 30\n### END SOLUTION\ndef f(y):\n    ### BEGIN SOLUTION\n    return y\n    ### END SOLUTION"
+    zh, _ = editions.replace_regions(source, {"answer"}, "test", "zh")
+    assert zh.split("\n")[:2] == ["# 在这里写你的代码", "answer = ..."]
+    assert '    raise NotImplementedError("在这里写你的代码：替换这一行，然后运行下面的检查")' in zh
+    assert "YOUR CODE" not in zh and "your code" not in zh
+    namespace: dict = {}
+    exec(zh, namespace)
+    with pytest.raises(NotImplementedError, match="在这里写你的代码"):
+        namespace["f"](1)
+    assert "# YOUR CODE HERE" in editions.replace_regions(source, {"answer"}, "test")[0]  # English by default
+
+    english = editions.read(ROOT / "notebooks" / "01_self_attention_by_hand.ipynb")
+    chinese = editions.read(ROOT / "notebooks" / "zh" / "01_self_attention_by_hand.ipynb")
+    assert editions.notebook_language(english) == "en" and editions.notebook_language(chinese) == "zh"
+
+    def student_code(nb) -> str:
+        student = editions.student_notebook(nb, "01_self_attention_by_hand.ipynb")
+        return "\n".join(c.source for c in student.cells if c.cell_type == "code")
+
+    english_code, chinese_code = student_code(english), student_code(chinese)
+    assert "# YOUR CODE HERE" in english_code and "在这里写你的代码" not in english_code
+    assert "# 在这里写你的代码" in chinese_code and "your code here" not in chinese_code.lower()
+    note = editions.student_notebook(chinese, "01_self_attention_by_hand.ipynb").cells[0]
+    assert note.source.startswith(
+        "> `notebooks/zh/01_self_attention_by_hand.ipynb` 的**学生版**，由 `make student-zh` 生成"
+    )
+    assert "Student edition" not in note.source
+
+
 @pytest.mark.parametrize(
     "source, message",
     [

@@ -46,6 +46,15 @@ END_HIDDEN = "### END HIDDEN TESTS"
 
 STUB_RAISE = 'raise NotImplementedError("your code here: replace this line, then run the check below")'
 STUB_COMMENT = "# YOUR CODE HERE"
+#: The stubs (comment, raise) in each edition's language: a notebook's language is its metadata
+#: ``bertedu.language`` (tools/translate.py writes "zh" into notebooks/zh/), English without it.
+STUBS = {
+    "en": (STUB_COMMENT, STUB_RAISE),
+    "zh": (
+        "# 在这里写你的代码",
+        'raise NotImplementedError("在这里写你的代码：替换这一行，然后运行下面的检查")',
+    ),
+}
 
 EXERCISE_IMPORT = re.compile(
     r"^\s*from\s+bertedu\.teaching\.exercises\s+import\s+(\w+)\s+as\s+(\w+)\s*$", re.M
@@ -60,6 +69,15 @@ STUDENT_NOTE = (
     "> It starts without outputs: run the cells in order. An exercise you have not answered yet says *not "
     "attempted yet* when checked; its `hint()` is one call away, and its `solution()` opens after your first attempt."
 )
+STUDENT_NOTES = {
+    "en": STUDENT_NOTE,
+    "zh": (
+        "> `notebooks/zh/{name}` 的**学生版**，由 `make student-zh` 生成。这是你自己的副本：请在这里作答、保存；"
+        "重新生成时不会覆盖它（课程有了新版本，会写在它旁边）。\n"
+        "> 它一开始没有任何输出：请按顺序运行各个单元格。还没作答的练习，检查时会显示“尚未作答”；"
+        "`hint()` 随时可以调用，`solution()` 在你第一次作答之后才会打开。"
+    ),
+}
 
 
 class EditionError(ValueError):
@@ -126,10 +144,21 @@ def assigned_names(code: str) -> tuple[list[str], list[ast.FunctionDef], list[st
     return list(dict.fromkeys(names)), functions, classes
 
 
-def stub(region_lines: list[str], indent: str, answers: set[str], where: str) -> list[str]:
-    """The student-edition lines for one solution region (markers excluded from ``region_lines``)."""
+def notebook_language(nb) -> str:
+    """The language of a notebook's prose and stubs: ``metadata.bertedu.language`` ("zh" in notebooks/zh/),
+    else English."""
+    lang = nb.metadata.get("bertedu", {}).get("language", "en")
+    if lang not in STUBS:
+        raise EditionError(f"unknown notebook language {lang!r} (metadata bertedu.language): {sorted(STUBS)}")
+    return lang
+
+
+def stub(region_lines: list[str], indent: str, answers: set[str], where: str, lang: str = "en") -> list[str]:
+    """The student-edition lines for one solution region (markers excluded from ``region_lines``), with the
+    stubs of the notebook's language ``lang``."""
+    comment, raise_line = STUBS[lang]
     if indent:  # inside a function or method body
-        return [indent + STUB_COMMENT, indent + STUB_RAISE]
+        return [indent + comment, indent + raise_line]
     code = "\n".join(region_lines)
     try:
         names, functions, classes = assigned_names(code)
@@ -140,7 +169,7 @@ def stub(region_lines: list[str], indent: str, answers: set[str], where: str) ->
             f"{where}: class {classes[0]} is defined inside a top-level solution region; put the markers "
             "inside its methods instead, so the student keeps the class and its signatures"
         )
-    out = [STUB_COMMENT]
+    out = [comment]
     for name in names:
         if name in answers:
             out.append(f"{name} = ...")
@@ -150,18 +179,19 @@ def stub(region_lines: list[str], indent: str, answers: set[str], where: str) ->
             signature = (
                 region_lines[first:body] if body > first else [region_lines[first].split(":")[0] + ":"]
             )
-            out.extend([*signature, "    " + STUB_RAISE])
+            out.extend([*signature, "    " + raise_line])
     return out
 
 
-def replace_regions(source: str, answers: set[str], where: str) -> tuple[str, bool]:
-    """``source`` with every solution region replaced by its stub and every hidden-test region removed."""
+def replace_regions(source: str, answers: set[str], where: str, lang: str = "en") -> tuple[str, bool]:
+    """``source`` with every solution region replaced by its stub (in ``lang``) and every hidden-test region
+    removed."""
     regions = solution_regions(source, where)
     lines = source.split("\n")
     out, i = [], 0
     for region in regions:
         out.extend(lines[i : region.begin])
-        out.extend(stub(lines[region.begin + 1 : region.end], region.indent, answers, where))
+        out.extend(stub(lines[region.begin + 1 : region.end], region.indent, answers, where, lang))
         i = region.end + 1
     out.extend(lines[i:])
     text = "\n".join(out)
@@ -379,6 +409,7 @@ NBVAL_MARKER = re.compile(r"^# NBVAL_[A-Z_]+[ \t]*(?:\n|$)", re.MULTILINE)
 def student_notebook(nb, name: str):
     """The student edition of a (parsed) instructor notebook. ``name`` is its file name, for messages."""
     answers = {a for call in check_calls(nb) for a in call.arg_names}
+    lang = notebook_language(nb)
     out = copy.deepcopy(nb)
     cells = []
     for i, cell in enumerate(out.cells):
@@ -388,16 +419,23 @@ def student_notebook(nb, name: str):
         for key in ("execution", "ExecuteTime", "collapsed", "scrolled"):
             cell.metadata.pop(key, None)
         if cell.cell_type == "code":
-            cell.source, _ = replace_regions(cell.source, answers, f"{name}, cell {i}")
+            cell.source, _ = replace_regions(cell.source, answers, f"{name}, cell {i}", lang)
             cell.source = NBVAL_MARKER.sub("", cell.source)  # nbval's markers mean nothing to a student
             cell.outputs = []
             cell.execution_count = None
         cells.append(cell)
-    note = nbformat.v4.new_markdown_cell(STUDENT_NOTE.format(name=name))
+    note = nbformat.v4.new_markdown_cell(STUDENT_NOTES[lang].format(name=name))
     note.id = STUDENT_NOTE_ID
     out.cells = [note, *cells]
     out.metadata.pop("widgets", None)
-    out.metadata["bertedu"] = {"edition": "student", "source": f"notebooks/{name}"}
+    if lang == "en":
+        out.metadata["bertedu"] = {"edition": "student", "source": f"notebooks/{name}"}
+    else:
+        out.metadata["bertedu"] = {
+            "edition": "student",
+            "source": f"notebooks/{lang}/{name}",
+            "language": lang,
+        }
     nbformat.validate(out)
     return out
 

@@ -57,7 +57,8 @@ LANG = "zh"
 LANGUAGE_CELL_ID = f"bertedu-{LANG}-language"
 LANGUAGE_CELL = """\
 # 中文版：本单元格由 tools/translate.py 生成（英文版没有这一格）：测验、练习反馈、doctor 和图表都改用中文。
-# 本笔记本由 notebooks/{name} 和 translations/zh/{stem}.yaml 生成，请修改这两个文件，不要直接修改本文件。
+# 学生：这是你的笔记本，请放心在里面作答。（维护者注：本笔记本由 notebooks/{name} 和
+# translations/zh/{stem}.yaml 生成；要改课程内容，请改这两个文件。）
 from bertedu.teaching import i18n
 
 i18n.set_language("zh")"""

@@ -51,6 +51,7 @@ from bertedu.course.baselines import (
     sentence_baselines,
     span_baselines,
 )
+from bertedu.teaching.i18n import msg
 from bertedu.training.data import read_corpus
 from bertedu.training.evalsets import load_masked_word_items, load_nsp_items
 from bertedu.training.finetune import evaluate
@@ -432,7 +433,7 @@ def run_ablations(
             progress=progress,
             stop_after=stop_after,
         )
-        for name, seed in tqdm(jobs, desc="ablations", unit="run", disable=not progress)
+        for name, seed in tqdm(jobs, desc=msg("ablations"), unit="run", disable=not progress)
     ]
 
 

@@ -31,6 +31,7 @@ import torch
 from tqdm.auto import tqdm
 
 from bertedu.files import atomic_write
+from bertedu.teaching.i18n import msg, translatable, translate
 from bertedu.utils import repo_root
 
 logger = logging.getLogger(__name__)
@@ -48,7 +49,7 @@ class RunRegistry:
     to_payload: Callable[[str, Any], dict]
     from_payload: Callable[[str, dict], Any]
     packages: tuple[str, ...] = ()
-    what: str = "background run"
+    what: str = translatable("background run")  # shown through translate() in the progress bar
 
 
 class BackgroundRuns:
@@ -115,7 +116,8 @@ class BackgroundRuns:
         if future is not None:
             if not future.done():  # with a free core, the runs are done before they are needed
                 with tqdm(
-                    desc=f"waiting for the {registry.what} {name!r}", bar_format="{desc}: {elapsed}"
+                    desc=msg("waiting for the {what} {name!r}", what=translate(registry.what), name=name),
+                    bar_format="{desc}: {elapsed}",
                 ) as bar:
                     while not concurrent.futures.wait([future], timeout=0.5).done:
                         bar.refresh()

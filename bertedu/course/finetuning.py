@@ -27,6 +27,7 @@ from bertedu.course.baselines import (
     span_baselines,
 )
 from bertedu.course.pretraining import course_config
+from bertedu.teaching.i18n import msg
 from bertedu.training.data import read_corpus
 from bertedu.training.finetune import FineTuneConfig, FineTuneResult, build_task_model, evaluate, fine_tune
 from bertedu.training.finetune_data import (
@@ -188,10 +189,22 @@ def learning_curve(
             )
     runs = [(encoder, fraction, seed) for encoder in encoders for fraction, seed in budgets]
     with tqdm(
-        total=len(runs), desc=f"learning curve ({task})", unit="run", disable=not progress, leave=False
+        total=len(runs),
+        desc=msg("learning curve ({task})", task=task),
+        unit="run",
+        disable=not progress,
+        leave=False,
     ) as bar:
         for encoder, fraction, seed in runs:
-            bar.set_postfix_str(f"{encoder}, {fraction:.0%} of the labels, seed {seed}", refresh=True)
+            bar.set_postfix_str(
+                msg(
+                    "{encoder}, {fraction:.0%} of the labels, seed {seed}",
+                    encoder=encoder,
+                    fraction=fraction,
+                    seed=seed,
+                ),
+                refresh=True,
+            )
             _, metrics = run_course_task(task, encoder, source, datasets, fraction=fraction, seed=seed)
             n_train = _budget_size(datasets, fraction, seed)
             records.append(

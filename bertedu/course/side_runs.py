@@ -26,6 +26,7 @@ from bertedu.course.finetuning import learning_curve, run_minilm
 from bertedu.course.minibert import MiniBert, train_minibert
 from bertedu.course.pretraining import course_config, course_tokenizer, load_course_model
 from bertedu.scaleout.distributed import cpu_threads
+from bertedu.teaching.i18n import msg, translatable
 from bertedu.training.data import read_corpus
 from bertedu.training.finetune_data import SEQUENCE_CLASSIFICATION, make_task_datasets
 from bertedu.training.optim import make_optimizer
@@ -141,7 +142,7 @@ def _recipe_steps(config: PretrainingConfig, steps: int, *, mlm: bool, progress:
             total_steps=config.steps,
         )
         params = [p for p in model.parameters() if p.requires_grad]
-        for step in tqdm(range(steps), desc="pretraining", unit="step", disable=not progress):
+        for step in tqdm(range(steps), desc=msg("pretraining"), unit="step", disable=not progress):
             _, batch = next(batches)
             if not mlm:
                 batch["labels"] = torch.full_like(batch["labels"], IGNORE_INDEX)  # no MLM targets: L = L_NSP
@@ -284,7 +285,9 @@ class SideRuns(BackgroundRuns):
     and trains on one CPU thread, wherever it runs. Introduced in notebook 06.
     """
 
-    registry = RunRegistry(SIDE_RUNS, _to_payload, _from_payload, packages=(MINILM_PACKAGE,), what="side run")
+    registry = RunRegistry(
+        SIDE_RUNS, _to_payload, _from_payload, packages=(MINILM_PACKAGE,), what=translatable("side run")
+    )
 
 
 def start_side_runs(runs: dict[str, dict] | None = None) -> SideRuns:

@@ -58,6 +58,7 @@ from bertedu.training.finetune_data import (
     TaskDataset,
     task_shape,
 )
+from bertedu.training.messages import msg
 from bertedu.training.metrics import accuracy, macro_f1, squad_scores, token_accuracy
 from bertedu.training.optim import make_optimizer, optimizer_step, warn_if_fine_tuning_diverged
 
@@ -448,7 +449,7 @@ def fine_tune(
         )
         bar = tqdm(
             total=total_steps,
-            desc=f"fine-tuning ({train.task})",
+            desc=msg("fine-tuning ({task})", task=train.task),
             disable=not config.progress,
             leave=False,
             unit="step",

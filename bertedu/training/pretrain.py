@@ -69,6 +69,7 @@ from bertedu.scaleout.shards import ShardedCorpus, is_shard_folder
 from bertedu.training.checkpoint import load_checkpoint, prepare_output, save_checkpoint, set_rng_state
 from bertedu.training.data import PretrainingCollator, PretrainingDataset, bucketed_batches, read_corpus
 from bertedu.training.evalsets import load_masked_word_items, load_nsp_items
+from bertedu.training.messages import msg
 from bertedu.training.optim import divergence_message, make_optimizer, optimizer_step, warn_if_diverged
 from bertedu.training.probes import evaluate_pretraining
 from bertedu.utils import file_sha256, resolve_path
@@ -751,7 +752,7 @@ def _train(run: _Training, batches, step, end: int, eval_items, flag: StopOnSign
         total=config.steps,
         initial=run.step,
         disable=not progress or not run.ctx.is_main,
-        desc="pretraining",
+        desc=msg("pretraining"),  # the progress bar speaks the course's language
         unit="step",
         dynamic_ncols=True,
     )

@@ -18,7 +18,7 @@ import torch
 
 from bertedu.core.attention import build_causal_mask, scaled_dot_product_attention
 from bertedu.teaching.exercises.core import Exercise, expects_function
-from bertedu.teaching.i18n import msg, translatable, translate
+from bertedu.teaching.i18n import listing, msg, translatable, translate
 from bertedu.training.pretrain import PretrainingConfig
 
 __all__ = ["causal_mask", "check_causal_mask", "check_own_ablation", "own_ablation"]
@@ -161,7 +161,7 @@ def check_own_ablation(config, reference) -> tuple[bool, str]:
             "your config changes {n} settings ({names}): an ablation changes one thing, so that whatever "
             "differs can be traced back to it. Keep one.",
             n=len(changed),
-            names=", ".join(changed),
+            names=listing(changed),
         )
     name = changed[0]
     if name in _NOT_DESIGN:

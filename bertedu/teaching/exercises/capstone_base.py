@@ -18,7 +18,7 @@ from bertedu.core.config import BertConfig
 from bertedu.core.model import BertForPreTraining
 from bertedu.core.tokenizer import train_tokenizer
 from bertedu.teaching.exercises.nn_checks import ModuleProblem, seeded
-from bertedu.teaching.i18n import msg
+from bertedu.teaching.i18n import listing, msg
 from bertedu.training.data import read_corpus
 from bertedu.training.optim import make_optimizer
 from bertedu.training.pretrain import PretrainingConfig, pretraining_batches
@@ -105,7 +105,7 @@ def pretraining_outputs(out) -> tuple[torch.Tensor | None, torch.Tensor, torch.T
             msg(
                 "forward must return an object with .loss, .prediction_logits and .seq_relationship_logits "
                 "(e.g. bertedu.core.outputs.BertForPreTrainingOutput); yours has no {missing}.",
-                missing=", ".join(missing),
+                missing=listing(missing),
             )
         )
     return out.loss, out.prediction_logits, out.seq_relationship_logits

@@ -47,7 +47,7 @@ from bertedu.teaching.exercises.nn_checks import (
     random_init,
     run_checks,
 )
-from bertedu.teaching.i18n import msg, translatable, translate
+from bertedu.teaching.i18n import listing, msg, translatable, translate
 from bertedu.training.data import (
     IS_NEXT,
     NOT_NEXT,
@@ -825,7 +825,7 @@ def _batch_tensors(out, B: int) -> dict[str, torch.Tensor]:
         raise ModuleProblem(
             msg(
                 "return a dict with the keys {keys}, not a {type}.",
-                keys=", ".join(_BATCH_KEYS),
+                keys=listing(_BATCH_KEYS),
                 type=type(out).__name__,
             )
         )
@@ -834,8 +834,8 @@ def _batch_tensors(out, B: int) -> dict[str, torch.Tensor]:
         raise ModuleProblem(
             msg(
                 "your batch has no {missing}: return all of {keys}.",
-                missing=", ".join(missing),
-                keys=", ".join(_BATCH_KEYS),
+                missing=listing(missing),
+                keys=listing(_BATCH_KEYS),
             )
         )
     for key in _BATCH_KEYS:

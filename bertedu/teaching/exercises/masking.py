@@ -24,7 +24,7 @@ import torch
 from bertedu.core.masking import IGNORE_INDEX
 from bertedu.core.tokenizer import SPECIAL_TOKENS, BertTokenizer
 from bertedu.teaching.exercises.core import Exercise, as_number, expects_function
-from bertedu.teaching.i18n import msg, translatable
+from bertedu.teaching.i18n import listing, msg, translatable
 
 # ----------------------------------------------------------------------------------------------------------
 # 1. Expected counts for N maskable tokens
@@ -119,7 +119,7 @@ def check_expected_counts(answer) -> tuple[bool, str]:
     wrong = [k for k in CATEGORIES if not close[k]]
     return False, msg(
         "check {categories}: start from 15 % selected, then split those 80 / 10 / 10.",
-        categories=", ".join(wrong),
+        categories=listing(wrong),
     )
 
 
@@ -299,7 +299,7 @@ def _exercise_bugs(tok, ids, special, labelled, changed, share: float) -> list[s
                 "[CLS], [SEP] and [PAD] must never be selected: exclude tokenizer.all_special_ids before "
                 "drawing the selection.",
                 n=int((changed & special).sum()),
-                names=", ".join(names),
+                names=listing(names),
             )
         )
     if share > 0.5:

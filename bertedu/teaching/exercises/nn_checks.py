@@ -18,7 +18,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from bertedu.teaching.i18n import msg
+from bertedu.teaching.i18n import listing, msg
 
 
 class ModuleProblem(Exception):
@@ -79,7 +79,7 @@ def copy_weights(reference: nn.Module | dict, student: nn.Module, *, names_hint:
             parts.append(
                 msg(
                     "missing {names}{more}",
-                    names=", ".join(missing[:6]),
+                    names=listing(missing[:6]),
                     more=" ..." if len(missing) > 6 else "",
                 )
             )
@@ -87,7 +87,7 @@ def copy_weights(reference: nn.Module | dict, student: nn.Module, *, names_hint:
             parts.append(
                 msg(
                     "unexpected {names}{more}",
-                    names=", ".join(unexpected[:6]),
+                    names=listing(unexpected[:6]),
                     more=" ..." if len(unexpected) > 6 else "",
                 )
             )

@@ -170,6 +170,12 @@ def translate(text: str, lang: str | None = None) -> str:
 training_messages.install_translation(translate)
 
 
+def listing(items: object, lang: str | None = None) -> str:
+    """``items`` as a list in running text: ``a, b, c`` in English, ``a、b、c`` in Chinese (the enumeration
+    comma; a Latin comma between Chinese-listed names reads as a typo)."""
+    return ("、" if resolve(lang) == "zh" else ", ").join(str(item) for item in items)
+
+
 def msg(template: str, /, **fields: object) -> str:
     """``template`` in the current language, filled in with ``fields`` (``str.format`` names).
 

@@ -45,6 +45,34 @@ MESSAGES: dict[str, str] = {
     "data/ found, {n} notebooks": "找到 data/ 和 {n} 个笔记本",
     "jupyterlab_widgets is missing: quizzes would not render": "缺少 jupyterlab_widgets：测验无法显示",
     "bertedu doctor: checking your environment": "bertedu doctor：正在检查你的环境",
+    "not for this Python: see the 'interpreter' line": "不要装进这个 Python：请看 “interpreter” 那一行",
+    "run {command} instead (or `make lab`, which uses that Python)": (
+        "请改为运行 {command}（或者运行 `make lab`，它用的就是那个 Python）"
+    ),
+    "create the course's {venv} with `make lab` (from the repository root), then run {command}": (
+        "请在仓库根目录运行 `make lab`，创建本课程的 {venv}，然后运行 {command}"
+    ),
+    "{command}  (the CPU build; without --index-url pip takes PyPI's torch, on Linux the CUDA build "
+    "of several GB; or `make install TORCH_INDEX=cpu`)": (
+        "{command}（CPU 版本；不加 --index-url 的话，pip 会从 PyPI 安装 torch，在 Linux 上就是好几 GB 的 "
+        "CUDA 版本；也可以运行 `make install TORCH_INDEX=cpu`）"
+    ),
+    "{python} (repository not found: not compared)": "{python}（没有找到课程仓库，无法比较）",
+    "the course's {venv} ({where})": "本课程的 {venv}（{where}）",
+    "{python}: your own environment, complete": "{python}：你自己的环境，所需的包都齐全",
+    "{python} is not the course's Python ({venv})": "{python} 不是本课程的 Python（{venv}）",
+    "{advice}. Do not install the course into this Python (unless it is an environment you made for "
+    "the course: README, 'Other ways to install')": (
+        "{advice}。不要把课程安装到这个 Python 里（除非它是你专门为本课程创建的环境：见英文 "
+        "README 的 “Other ways to install”）"
+    ),
+    "{command}  (--no-deps: the course needs none of its requirements)": (
+        "{command}（--no-deps：本课程不需要它的任何依赖）"
+    ),
+    "This is not the course's Python: {advice}.": "这不是本课程的 Python：{advice}。",
+    "bertedu.doctor takes no arguments (got {args!r}); try --help.": (
+        "bertedu.doctor 不接受参数（收到了 {args!r}）；请试试 --help。"
+    ),
     # --- bertedu/teaching/exercises/core.py -------------------------------------------------------------------------
     "✓ Correct": "✓ 正确",
     "✗ Not yet": "✗ 还不对",
@@ -84,14 +112,14 @@ MESSAGES: dict[str, str] = {
     "There is no hint for this exercise; try `solution()` after an attempt.": (
         "这道练习没有提示；作答一次之后可以看看 `solution()`。"
     ),
-    "**Hint {number}/{total}:** {hint}": "**提示 {number}/{total}：**{hint}",
+    "**Hint {number}/{total}:** {hint}": "**提示 {number}/{total}**：{hint}",  # colon outside: CommonMark
     "**Solution:**": "**参考答案：**",
     # --- bertedu/teaching/exercises/welcome.py (notebook 00) --------------------------------------------------------
     "give a number (an int or a float), not {type} {answer!r}.": (
         "请给出一个数（int 或 float），而不是 {type} {answer!r}。"
     ),
     "15 % of {n} tokens is {expected:g}: BERT predicts about {expected:g} tokens per sequence.": (
-        "{n} 个词元的 15% 是 {expected:g}：BERT 平均在每个序列中预测大约 {expected:g} 个词元。"
+        "{n} 个词元的 15% 是 {expected:g}，BERT 平均在每个序列中预测大约 {expected:g} 个词元。"
     ),
     "{value:g} is the number replaced by [MASK] (80 % of the selected tokens). The question "
     "asks for every selected token, including the 10 % random and 10 % unchanged ones.": (
@@ -120,6 +148,14 @@ MESSAGES: dict[str, str] = {
     "mean over heads": "各注意力头的平均",
     "mean of {n} heads": "{n} 个注意力头的平均",
     "layer {layer}, {which}": "第 {layer} 层，{which}",
+    # the attention explorer's controls (bertedu/teaching/viz/explorer.py)
+    "sentence": "句子",
+    "pair": "第二句",
+    "optional second sentence": "可选的第二句",
+    "layer": "层",
+    "head": "注意力头",
+    "hide {tokens} columns": "隐藏 {tokens} 列",
+    "<attention heatmap: {title}>": "<注意力热力图：{title}>",
     "random": "随机词元",
     "unchanged": "保持不变",
     "not selected": "未选中",
@@ -136,6 +172,15 @@ MESSAGES: dict[str, str] = {
     "fraction of maskable tokens": "占可掩码词元的比例",
     " (n = {total:,.0f} tokens)": "（n = {total:,.0f} 个词元）",
     "BERT masking: observed vs expected{n}": "BERT 掩码：观测值与期望值{n}",
+    # --- progress bars: bertedu/training/pretrain.py, finetune.py; bertedu/course/ ---------------------------------
+    "pretraining": "预训练",
+    "fine-tuning ({task})": "微调（{task}）",
+    "ablations": "消融实验",
+    "learning curve ({task})": "学习曲线（{task}）",
+    "{encoder}, {fraction:.0%} of the labels, seed {seed}": "{encoder}，{fraction:.0%} 的标签，种子 {seed}",
+    "waiting for the {what} {name!r}": "正在等待{what}“{name}”",
+    "background run": "后台训练",
+    "side run": "辅助训练",
 }
 
 #: Reference solutions with Chinese comments, keyed by exercise name (``ex.NAME``); the code itself

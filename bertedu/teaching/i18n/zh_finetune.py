@@ -120,7 +120,7 @@ MESSAGES: dict[str, str] = {
     "you sum over the examples of the batch; average them (F.cross_entropy's default), or the loss, and "
     "with it the size of every step, grows with the batch size.": (
         "你对批次中的样本求和；请求平均（F.cross_entropy 的默认做法），"
-        "否则损失以及每一步更新的大小都会随批次大小增长。"
+        "否则损失以及每一步更新的大小都会随批量大小增长。"
     ),
     "the start scores are scored against the end positions and vice versa: start_logits go with "
     "start_positions, end_logits with end_positions.": (

@@ -152,7 +152,7 @@ MESSAGES: dict[str, str] = {
     ),
     "the output bias is missing: the head has its own per-token bias of shape (V,), named `bias` "
     "(`self.bias = nn.Parameter(torch.zeros(config.vocab_size))`), used as the decoder's bias.": (
-        "少了输出偏置：这个头有自己的逐词元偏置，形状为 (V,)，"
+        "少了输出偏置：这个 MLM 头有自己的逐词元偏置，形状为 (V,)，"
         "名为 `bias`（`self.bias = nn.Parameter(torch.zeros(config.vocab_size))`），"
         "用作 decoder 的偏置。"
     ),
@@ -386,13 +386,13 @@ MESSAGES: dict[str, str] = {
     "(work on copies: `a, b = list(tokens_a), list(tokens_b)`). Then row = [cls, *a, sep, *b, sep] and "
     "segments = [0] * (len(a) + 2) + [1] * (len(b) + 1).": (
         "先截断：`while len(a) + len(b) > max_length - 3:` 若 A 更长就删 `a[0]`，否则删 `b[-1]`"
-        "（在副本上操作：`a, b = list(tokens_a), list(tokens_b)`）。然后 row = [cls, *a, sep, *b, sep]，"
-        "segments = [0] * (len(a) + 2) + [1] * (len(b) + 1)。"
+        "（在副本上操作：`a, b = list(tokens_a), list(tokens_b)`）。然后 `row = [cls, *a, sep, *b, sep]`，"
+        "`segments = [0] * (len(a) + 2) + [1] * (len(b) + 1)`。"
     ),
     "T = the longest row. Pad input_ids with tokenizer.pad_token_id, token_type_ids with 0; the attention "
     "mask is [1] * len(row) + [0] * (T - len(row)). torch.tensor(list of lists) gives LongTensors.": (
         "T = 最长那一行的长度。input_ids 用 tokenizer.pad_token_id 填充，token_type_ids 用 0 填充；"
-        "注意力掩码是 [1] * len(row) + [0] * (T - len(row))。torch.tensor(列表的列表) 得到的就是 LongTensor。"
+        "注意力掩码是 `[1] * len(row) + [0] * (T - len(row))`。`torch.tensor(列表的列表)` 得到的就是 LongTensor。"
     ),
     "`my_nsp_loss(logits, labels)` runs and returns plausible numbers, but with Hugging Face's labels "
     "(0 = IsNext, 1 = NotNext) a model that answers NotNext for every pair gets a loss close to 0. Find the "

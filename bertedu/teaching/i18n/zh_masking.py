@@ -21,32 +21,32 @@ MESSAGES: dict[str, str] = {
     "1.5 / 85 %).": (
         "{n} 个词元中，{n_mask:.0f} 个变成 [MASK]，{n_random:.0f} 个变成随机词元，"
         "{n_unchanged:.0f} 个保持不变但要预测，"
-        "{n_not_selected:.0f} 个既不改变也不预测（12 / 1.5 / 1.5 / 85 %）。"
+        "{n_not_selected:.0f} 个既不改变也不预测（12 / 1.5 / 1.5 / 85%）。"
     ),
     "'not selected' counts tokens that are not predicted at all. The random and unchanged tokens were "
     "selected too (they carry a label), so subtract all 15 %.": (
         "'not selected' 统计的是根本不预测的词元。随机替换和保持不变的词元也是被选中的（它们带有标签）"
-        "，所以要减去全部的 15 %。"
+        "，所以要减去全部的 15%。"
     ),
     "your four counts add up to {total:g}, not N = {n}: every maskable token falls in exactly one "
     "category.": ("你的四个数加起来是 {total:g}，不是 N = {n}：每个可掩码词元恰好属于一个类别。"),
     "{mask:g} is the number of *selected* tokens (15 % of {n}); only 80 % of those become [MASK].": (
-        "{mask:g} 是*被选中*的词元数（{n} 的 15 %）；其中只有 80 % 会变成 [MASK]。"
+        "{mask:g} 是*被选中*的词元数（{n} 的 15%）；其中只有 80% 会变成 [MASK]。"
     ),
     "{mask:g} is 80 % of all {n} tokens, but the 80/10/10 split applies to the 15 % that were selected.": (
-        "{mask:g} 是全部 {n} 个词元的 80 %，但 80/10/10 的划分只作用于被选中的那 15 %。"
+        "{mask:g} 是全部 {n} 个词元的 80%，但 80/10/10 的划分只作用于被选中的那 15%。"
     ),
     "10 % of all tokens is too many: random and unchanged are each 10 % of the *selected* 15 %.": (
-        "占全部词元的 10 % 太多了：随机替换和保持不变各占*被选中的* 15 % 中的 10 %。"
+        "占全部词元的 10% 太多了：随机替换和保持不变各占*被选中的* 15% 中的 10%。"
     ),
     "check {categories}: start from 15 % selected, then split those 80 / 10 / 10.": (
-        "请检查 {categories}：先算出被选中的 15 %，再把它们按 80 / 10 / 10 划分。"
+        "请检查 {categories}：先算出被选中的 15%，再把它们按 80 / 10 / 10 划分。"
     ),
     "First the selection: 15 % of N are selected. Everything else is 'not selected'.": (
-        "先看选择：N 的 15 % 被选中。其余的都是 'not selected'。"
+        "先看选择：N 的 15% 被选中。其余的都是 'not selected'。"
     ),
     "Then split the selected ones: 80 % [MASK], 10 % random, 10 % unchanged.": (
-        "再划分被选中的词元：80 % [MASK]，10 % 随机词元，10 % 保持不变。"
+        "再划分被选中的词元：80% [MASK]，10% 随机词元，10% 保持不变。"
     ),
     "give a whole number of epochs, e.g. answer = 10.": "请给出一个整数轮数，例如 answer = 10。",
     "{answer} is not a whole number: round up to the next full epoch.": (
@@ -113,7 +113,7 @@ MESSAGES: dict[str, str] = {
         "设置了标签的位置必须存原始的词元 id（input_ids），而不是掩码后的 id。"
     ),
     "{share:.1%} of the ordinary tokens were selected; BERT selects 15 %.": (
-        "有 {share:.1%} 的普通词元被选中；BERT 选中的是 15 %。"
+        "有 {share:.1%} 的普通词元被选中；BERT 选中的是 15%。"
     ),
     "of the selected tokens {to_mask:.0%} became [MASK], {to_random:.0%} a random token and {kept:.0%} "
     "stayed unchanged; BERT's split is 80 / 10 / 10.": (
@@ -138,8 +138,8 @@ MESSAGES: dict[str, str] = {
     "every selected token became [MASK]. BERT replaces only 80 % of them by [MASK], 10 % by a random "
     "token and keeps 10 % unchanged: [MASK] never occurs when the model is fine-tuned, so the model must "
     "also predict tokens it can see (and cannot trust any input token blindly).": (
-        "每个被选中的词元都变成了 [MASK]。BERT 只把其中 80 % 替换成 [MASK]，10 % 替换成随机词元，"
-        "10 % 保持不变：微调时永远不会出现 [MASK]，"
+        "每个被选中的词元都变成了 [MASK]。BERT 只把其中 80% 替换成 [MASK]，10% 替换成随机词元，"
+        "10% 保持不变：微调时永远不会出现 [MASK]，"
         "所以模型也必须预测它看得见的词元（而且不能盲目相信任何一个输入词元）。"
     ),
     "Write `mask_tokens(input_ids, tokenizer, generator)` from scratch: select each non-special token "
@@ -147,7 +147,7 @@ MESSAGES: dict[str, str] = {
     "the original id at the selected positions and -100 elsewhere. Return (masked_ids, labels); never "
     "change the input.": (
         "从零编写 `mask_tokens(input_ids, tokenizer, generator)`：以 0.15 的概率选中每个非特殊词元；"
-        "被选中的词元中 80 % 变成 [MASK]，10 % 变成随机词元，10 % 保持不变；"
+        "被选中的词元中 80% 变成 [MASK]，10% 变成随机词元，10% 保持不变；"
         "labels 在被选中的位置存原始 id，其余位置为 -100。返回 (masked_ids, labels)；"
         "永远不要修改输入。"
     ),
@@ -167,7 +167,7 @@ MESSAGES: dict[str, str] = {
     "replaces some [CLS], [SEP] and [PAD] tokens, and far more than 15 % of the ordinary tokens carry a "
     "label. It has two bugs from the course's list of real pitfalls: find them and fix the function.": (
         "`my_mask_tokens(input_ids, tokenizer, generator)` 运行时不报错，但在一个有填充的批次上，它会替换掉一些 "
-        "[CLS]、[SEP] 和 [PAD] 词元，而且带标签的普通词元远远超过 15 %。它有两个 bug，都在本课程列出的真实陷阱之中："
+        "[CLS]、[SEP] 和 [PAD] 词元，而且带标签的普通词元远远超过 15%。它有两个 bug，都在本课程列出的真实陷阱之中："
         "找出它们并改正这个函数。"
     ),
 }

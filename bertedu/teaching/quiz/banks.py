@@ -282,13 +282,23 @@ def bank_from_data(data: Any, source: str) -> Bank:
 
 
 _ZH_CHAR = r"[\u2014\u2018-\u201f\u2026\u3000-\u303f\u3400-\u9fff\uff00-\uffef]"
-_CJK_GAP = re.compile(rf"(?<={_ZH_CHAR})[ \t\n]+(?={_ZH_CHAR})")
+# Chinese text has no spaces: none between two Chinese characters (YAML folding leaves them), none after
+# full-width punctuation ("。 one" → "。one", "， macro-F1" → "，macro-F1"), and none between a Chinese
+# character and the `*` of emphasis around Chinese text ("对 *值* 的" → "对*值*的"; "注 *cat*" keeps its space).
+_GAP = r"(?:[ \t]+\n?[ \t]*|\n[ \t]*)"  # spaces with at most one line break: a blank line stays a paragraph break
+_CJK_GAP = re.compile(
+    rf"(?<={_ZH_CHAR}){_GAP}(?={_ZH_CHAR})"
+    r"|(?<=[，。；：？！、）》」』])[ \t]+"
+    rf"|(?<={_ZH_CHAR}){_GAP}(?=\*{{1,2}}{_ZH_CHAR})"
+    rf"|(?:(?<={_ZH_CHAR}\*)|(?<={_ZH_CHAR}\*\*)){_GAP}(?={_ZH_CHAR})"
+)
 _CODE_SPAN = re.compile(r"(`[^`]*`)")
 
 
 def _text(value: Mapping[str, str] | None) -> Text | None:
-    """Strip a bilingual string; drop the spaces YAML folding leaves between two Chinese characters, except
-    inside `code spans`, which show text exactly (`bert 很 好 用` is a tokenizer's output, spaces and all)."""
+    """Strip a bilingual string; drop the spaces of its Chinese that Chinese typography does not have (between
+    two Chinese characters, after full-width punctuation, around emphasis of Chinese words), except inside
+    `code spans`, which show text exactly (`bert 很 好 用` is a tokenizer's output, spaces and all)."""
     if value is None:
         return None
     out = {lang: value[lang].strip() for lang in LANGUAGES}

@@ -41,6 +41,11 @@ _MULTIPLIERS = {"%": 0.01, "k": 1e3, "m": 1e6, "b": 1e9, "万": 1e4, "亿": 1e8}
 # ... and as words: 800 million, 2.5 billion, 8 百万.
 _WORD_MULTIPLIERS = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "百万": 1e6, "千": 1e3}
 _NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)(e[+-]?\d+)?$", re.I)
+# What a Chinese IME adds around a number: "约 0.67" / "大约0.67" / "近似 0.67" (like ≈), "0。67" (the IME's
+# full stop as the decimal point), and a measure word after it: "30 个", "30个词元", "4 层", "768 维".
+_APPROX_PREFIX = re.compile(r"^(?:≈|~|大约|约|近似)\s*")
+_IME_DECIMAL = re.compile(r"(?<=\d)。(?=\d)")
+_MEASURE_WORD = re.compile(r"(?<=[\d%万亿kKmMbB])\s*(?:个词元|个|步|轮|次|维|层)$")
 
 
 def normalize_text(answer: str, *, case_sensitive: bool = False) -> str:
@@ -66,13 +71,17 @@ def parse_number(answer: str, unit: str | None = None) -> float | None:
     """Read a typed number; ``None`` when it is not one.
 
     Accepted: ``0.24``, `` .24 ``, ``+0.24``, ``2.4e-1``, ``１２``, ``30,000``, ``30 000``, ``0,24``
-    (decimal comma), ``3/4``, ``≈0.24``, and a suffix: ``24%`` = 0.24, ``30k`` = 30,000,
+    (decimal comma), ``3/4``, ``≈0.24``, and what a Chinese IME types: ``0。24`` (its full stop for the point),
+    ``约 0.24`` / ``大约0.24`` / ``近似 0.24``, a measure word after the number (``30 个``, ``30个词元``, ``4 层``,
+    ``768 维``; also 步, 轮, 次). A suffix: ``24%`` = 0.24, ``30k`` = 30,000,
     ``110M`` = 110,000,000, ``1B`` = 10⁹, ``3万`` = 30,000, ``1.1亿`` = 110,000,000, ``800 million``. When the blank
     declares ``unit`` (e.g. ``"%"`` or ``"M"``), the value is expressed in that unit and a suffix equal to
     it is just the unit: with ``unit="%"``, ``15`` and ``15%`` both read 15.
     """
-    s = unicodedata.normalize("NFKC", str(answer)).strip().strip(_EDGE_PUNCT.replace(".", ""))
-    s = s.lstrip("≈~").strip()
+    s = _IME_DECIMAL.sub(".", unicodedata.normalize("NFKC", str(answer)))
+    s = s.strip().strip(_EDGE_PUNCT.replace(".", ""))
+    s = _APPROX_PREFIX.sub("", s)
+    s = _MEASURE_WORD.sub("", s).strip()
     if re.fullmatch(r".*\d\.\d+\.", s):  # "0.24." at the end of a sentence
         s = s[:-1]
     s = _DASHES.sub("-", s)

@@ -92,8 +92,8 @@ UI: dict[str, dict[str, str]] = {
     "blank_right": {"en": "✓ {label}: “{given}” is right.", "zh": "✓ {label}：“{given}” 正确。"},
     "blank_wrong": {"en": "✗ {label}: “{given}” is not right.", "zh": "✗ {label}：“{given}” 不对。"},
     "blank_not_number": {
-        "en": "✗ {label}: “{given}” is not a number I can read (try 0.24 or 24%).",
-        "zh": "✗ {label}：无法把“{given}”读成数字（可写 0.24 或 24%）。",
+        "en": "✗ {label}: “{given}” is not a number I can read (try 0.24 or 24%, with . as the decimal point).",
+        "zh": "✗ {label}：无法把“{given}”读成数字（可写 0.24 或 24%；小数点请用半角 .）。",
     },
     "accepted": {"en": "{label}: {answers}", "zh": "{label}：{answers}"},
     "or": {"en": " or ", "zh": " 或 "},

@@ -20,7 +20,11 @@ import unicodedata
 _MATH = re.compile(r"\$\$.+?\$\$|\$[^$\n]+?\$", re.S)
 _CODE = re.compile(r"`([^`\n]+)`")
 _BOLD = re.compile(r"\*\*(.+?)\*\*", re.S)
-_ITALIC = re.compile(r"(?<![\w*])\*(?!\s)([^*\n]+?)(?<!\s)\*(?![\w*])")
+# A letter or digit next to a `*` makes it literal (`2*3*4`, `snake*case*`), as in Markdown; Chinese, Japanese and
+# Korean characters do not (Python's \w matches them, so `的*结构*，` would stay literal): CJK text has no spaces
+# between words, and CommonMark lets `*` open and close between two such characters too.
+_WORD = r"[^\W\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]"  # \w, less CJK and full-width forms
+_ITALIC = re.compile(rf"(?<!{_WORD})(?<!\*)\*(?!\s)([^*\n]+?)(?<!\s)\*(?!{_WORD})(?!\*)")
 _BLANK = re.compile(r"\[\s*(?:blank|空)\s*([0-9]+)\s*\]", re.I)
 
 # Code spans, math and blank markers are set aside while the rest is escaped and formatted, and put back at

@@ -142,22 +142,27 @@ class AttentionExplorer:
         import ipywidgets as widgets
 
         wide = widgets.Layout(width="48%")
-        self.text_box = widgets.Text(value=text, description="sentence", continuous_update=False, layout=wide)
+        # the labels follow the course's language (bertedu.teaching.i18n); the values ("mean", ints) do not
+        self.text_box = widgets.Text(
+            value=text, description=msg("sentence"), continuous_update=False, layout=wide
+        )
         self.pair_box = widgets.Text(
             value=text_pair or "",
-            description="pair",
+            description=msg("pair"),
             continuous_update=False,
-            placeholder="optional second sentence",
+            placeholder=msg("optional second sentence"),
             layout=wide,
         )
         self.layer_slider = widgets.IntSlider(
-            value=0, min=0, max=0, description="layer", continuous_update=False
+            value=0, min=0, max=0, description=msg("layer"), continuous_update=False
         )
-        self.head_dropdown = widgets.Dropdown(options=[("mean", "mean")], value="mean", description="head")
+        self.head_dropdown = widgets.Dropdown(
+            options=[(msg("mean"), "mean")], value="mean", description=msg("head")
+        )
         self.hide_special = widgets.Checkbox(
             value=bool(hide_special),
             indent=False,
-            description=f"hide {'/'.join(self.special_tokens)} columns",
+            description=msg("hide {tokens} columns", tokens="/".join(self.special_tokens)),
         )
         self.status = widgets.HTML(layout=widgets.Layout(min_height="1.5em"))
         self.output = widgets.Output(layout=widgets.Layout(height=f"{self.height}px", overflow="hidden"))
@@ -231,7 +236,7 @@ class AttentionExplorer:
         n_layers, n_heads = attentions.shape[:2]
         quiet, self._quiet = self._quiet, True
         self.layer_slider.max = n_layers - 1  # clamps .value if the new model is smaller
-        options = [("mean", "mean")] + [(str(h), h) for h in range(n_heads)]
+        options = [(msg("mean"), "mean")] + [(str(h), h) for h in range(n_heads)]
         if list(self.head_dropdown.options) != options:
             keep = self.head_dropdown.value
             self.head_dropdown.options = options
@@ -286,7 +291,7 @@ class AttentionExplorer:
         buf = io.BytesIO()
         fig.savefig(buf, format="png", dpi=self.dpi)
         png = base64.b64encode(buf.getvalue()).decode("ascii")
-        data = {"image/png": png, "text/plain": f"<attention heatmap: {self._title()}>"}
+        data = {"image/png": png, "text/plain": msg("<attention heatmap: {title}>", title=self._title())}
         # replacing the whole tuple = clear_output(wait=True) + display, without an empty frame in between
         self.output.outputs = ({"output_type": "display_data", "data": data, "metadata": {}},)
         self.current_matrix, self.row_tokens, self.col_tokens = view.matrix, view.row_tokens, view.col_tokens
