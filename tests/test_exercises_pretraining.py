@@ -140,7 +140,7 @@ def test_feedback_prompts_hints_and_solutions_follow_the_language(monkeypatch):
             ok, chinese = run()
             assert not ok and chinese_part in chinese and english_part not in chinese, chinese
         assert "编写 `lr_at(step)`" in ex.lr_schedule.prompt and "找出错误" in ex.fix_eval_dropout.prompt
-        assert repr(ex.training_step.hint(2)).startswith("**提示 2/2：**顺序：`optimizer.zero_grad()`")
+        assert repr(ex.training_step.hint(2)).startswith("**提示 2/2**：顺序：`optimizer.zero_grad()`")
         ex.lr_schedule.check(None), ex.training_step.check(None)  # attempts open the solutions
         assert "# 线性预热" in repr(ex.lr_schedule.solution())
         assert "# 清掉上一步的梯度" in repr(ex.training_step.solution())

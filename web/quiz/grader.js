@@ -26,6 +26,11 @@ const PY_SPACE_SET = new Set(
   "\t\n\v\f\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2028\u2029\u202f\u205f\u3000" +
     Array.from({ length: 11 }, (_, i) => String.fromCharCode(0x2000 + i)).join(""),
 );
+// What a Chinese IME adds around a number (Python's _APPROX_PREFIX, _IME_DECIMAL, _MEASURE_WORD): "约 0.67", "0。67",
+// "30 个", "30个词元", "4 层".
+const APPROX_PREFIX = new RegExp(`^(?:≈|~|大约|约|近似)[${PY_SPACE}]*`, "u");
+const IME_DECIMAL = /(?<=\p{Nd})。(?=\p{Nd})/gu;
+const MEASURE_WORD = new RegExp(`(?<=[\\p{Nd}%万亿kKmMbB])[${PY_SPACE}]*(?:个词元|个|步|轮|次|维|层)$`, "u");
 const DASHES = /[\u2010\u2011\u2012\u2013\u2014\u2212\ufe63\uff0d]/gu;
 // Python's [^\W\d_] (a letter, or a number that is not a decimal digit) and \w, in Unicode property classes.
 const WORD_HYPHEN = /(?<=[\p{L}\p{Nl}\p{No}])-(?=[\p{L}\p{Nl}\p{No}])/gu;
@@ -143,13 +148,14 @@ function dropLast(s, n) {
 
 /**
  * Read a typed number (parse_number); null when it is not one. Accepts 0.24, .24, 2.4e-1, １２, 30,000, 30 000,
- * 0,24, 3/4, ≈0.24, 24%, 30k, 110M, 1B, 3万, 1.1亿, 800 million. With `unit` ("%" or "M"), a suffix equal to the
+ * 0,24, 3/4, ≈0.24, what a Chinese IME types (0。24, 约 0.24, 30 个), 24%, 30k, 110M, 1B, 3万, 1.1亿, 800 million. With `unit` ("%" or "M"), a suffix equal to the
  * unit is just the unit: with unit "%", 15 and 15% both read 15.
  */
 export function parseNumber(answer, unit = null) {
-  let s = pyStrip(String(answer).normalize("NFKC"));
+  let s = pyStrip(String(answer).normalize("NFKC").replace(IME_DECIMAL, "."));
   s = strip(s, EDGE_PUNCT_NO_DOT);
-  s = pyStrip(s.replace(/^[≈~]+/u, ""));
+  s = s.replace(APPROX_PREFIX, "");
+  s = pyStrip(s.replace(MEASURE_WORD, ""));
   if (/^[^\n]*\p{Nd}\.\p{Nd}+\.$/u.test(s)) s = dropLast(s, 1); // "0.24." at the end of a sentence
   s = s.replace(DASHES, "-");
   if (unit) {

@@ -8,10 +8,15 @@
 const MATH = /\$\$[^]+?\$\$|\$[^$\n]+?\$/gu;
 const CODE = /`([^`\n]+)`/gu;
 const BOLD = /\*\*([^]+?)\*\*/gu;
-// Python: (?<![\w*])\*(?!\s)([^*\n]+?)(?<!\s)\*(?![\w*]) with Unicode \w and \s.
+// Python: (?<!WORD)(?<!\*)\*(?!\s)([^*\n]+?)(?<!\s)\*(?!WORD)(?!\*) with Unicode \s, where WORD is \w less CJK and
+// full-width forms (a Chinese character next to a `*` does not make it literal; a Latin letter or digit does).
 const W = "\\p{L}\\p{N}_";
+const CJK = "\\u2e80-\\u9fff\\uac00-\\ud7af\\uf900-\\ufaff\\uff00-\\uffef";
 const S = "\\t\\n\\v\\f\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
-const ITALIC = new RegExp(`(?<![${W}*])\\*(?![${S}])([^*\\n]+?)(?<![${S}])\\*(?![${W}*])`, "gu");
+const ITALIC = new RegExp(
+  `(?:(?<![${W}])|(?<=[${CJK}]))(?<!\\*)\\*(?![${S}])([^*\\n]+?)(?<![${S}])\\*(?:(?![${W}])|(?=[${CJK}]))(?!\\*)`,
+  "gu",
+);
 const BLANK = /\[[\t\n\v\f\r \x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*(?:blank|空)[\t\n\v\f\r \x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*([0-9]+)[\t\n\v\f\r \x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*\]/giu;
 const TOKEN_RE = /\x00(\d+)\x00/gu;
 const PARAGRAPH_BREAK = new RegExp(`\\n[${S}]*\\n`, "u");
