@@ -172,16 +172,7 @@ nbval: dev
 	$(PY) $(NBVAL) $(sort $(wildcard notebooks/[0-9][0-9]_*.ipynb)) && \
 	$(PY) tools/cpu_variant.py -- $(PY) $(NBVAL) notebooks/zh; status=$$?; rm -rf "$$BERTEDU_HOME"; exit $$status
 
-# Beside the unit tests, tools/side_runs_ahead.py trains the side runs that the Chinese nbval run would train (under
-# its CPU kernels, at the lowest CPU priority: only on CPU time the tests leave idle) into their cache, and is stopped
-# when they end; nbval then collects what it finished instead of training it again (the same results). A dry run
-# (make -n test, which runs this recipe to show the sub-makes' commands) starts nothing.
-SIDE_RUNS_AHEAD = $(if $(findstring n,$(firstword -$(MAKEFLAGS))),true,$(PY) tools/side_runs_ahead.py)
-test: lint dev
-	@$(SIDE_RUNS_AHEAD) & ahead=$$!; \
-	$(MAKE) --no-print-directory unit; status=$$?; kill $$ahead 2>/dev/null; wait $$ahead 2>/dev/null; \
-	[ $$status -eq 0 ] || exit $$status; \
-	$(MAKE) --no-print-directory nbval
+test: lint unit nbval
 
 notebooks: dev
 	$(PY) tools/execute_notebooks.py $(NB)

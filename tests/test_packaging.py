@@ -154,10 +154,7 @@ def test_torch_index_cpu_installs_torch_alone_from_the_cpu_index_first(tmp_path,
     # torch alone (--no-deps), from that index only (--index-url, never --extra-index-url), the exact pin.
     assert f'--no-deps --force-reinstall --index-url "{CPU_INDEX}" "torch==2.13.0"' in line
     assert "--extra-index-url" not in result.stdout
-    installs = [ln for ln in plan if "download.pytorch.org" in ln and "pip install" in ln]
-    # `make -n test` also prints the plans of its sub-makes (unit, nbval: the Makefile's test recipe), which repeat
-    # the install only because a dry run writes no stamp file; in a real run the stamp skips it. One command only.
-    assert len(set(installs)) == 1 and (len(installs) == 1 or target == "test"), installs
+    assert sum("download.pytorch.org" in ln and "pip install" in ln for ln in plan) == 1
     # After it, the build is checked to be the +cpu one, then stamped.
     assert any("+cpu" in ln for ln in plan[torch_line + 1 :])
     assert any(ln.startswith("touch") and ln.endswith(".torch-cpu-installed") for ln in plan)
