@@ -375,6 +375,12 @@ def test_the_old_chinese_edition_moves_to_student_zh_with_the_work_in_it(tmp_pat
 # ------------------------------------------------------------- the student edition runs top to bottom
 
 RUNNABLE = [p for p in NOTEBOOKS if p.stem not in PENDING and editions.exercises(editions.read(p))]
+#: Notebooks whose whole student edition takes minutes to run (they train: 06 the course model, 07 a dozen
+#: fine-tunes, 10 two reduced pretraining runs; 197, 136 and 88 s in the unit stage, 2026-11-27). Their test runs
+#: the slice of tests/notebook_slice.py: the exercise cells, every cell the student's work reaches and the cells
+#: those read; the rest is the reference notebook's code, which strict nbval runs. BERTEDU_STUDENT_FULL=1 runs
+#: them whole, as every other notebook is.
+SLICED = {"06_mini_pretraining", "07_fine_tuning", "10_ablations"}
 
 
 @pytest.mark.integration
@@ -384,6 +390,8 @@ def test_student_edition_runs_and_says_not_attempted(path, edition):
     from nbclient import NotebookClient
 
     nb = editions.read(edition / path.name)
+    if path.stem in SLICED and os.environ.get("BERTEDU_STUDENT_FULL") != "1":
+        nb = sliced(nb, editions.read(path))
     before = tracked_state()
     env_home = tempfile.mkdtemp(prefix="bertedu-home-")
     old = os.environ.get("BERTEDU_HOME")
@@ -405,6 +413,27 @@ def test_student_edition_runs_and_says_not_attempted(path, edition):
     assert not any("✓ Correct" in r for r in results), "a check passes in the student edition: a leak"
     assert any("Not attempted yet" in r for r in results)
     assert tracked_state() == before, "running the student edition changed files git tracks"
+
+
+def sliced(student, reference):
+    """``student`` (a student edition) with only the code cells of :func:`notebook_slice.student_slice`; every
+    code cell left out must be the reference notebook's cell, unchanged (else the slice would skip the student's
+    work; nbval's markers aside, which the edition drops)."""
+    from notebook_slice import student_slice
+
+    code = [c for c in student.cells if c.cell_type == "code"]
+    ref_code = {
+        c.id: editions.NBVAL_MARKER.sub("", c.source) for c in reference.cells if c.cell_type == "code"
+    }
+    keep = student_slice([c.source for c in code])
+    for i, cell in enumerate(code):
+        if i not in keep:
+            assert cell.source == ref_code.get(cell.id), (
+                f"cell {cell.id} is left out of the slice but is not the reference's"
+            )
+    out = nbformat.from_dict(dict(student))
+    out.cells = [code[i] for i in keep]
+    return out
 
 
 def tracked_state() -> str | None:

@@ -74,6 +74,10 @@ def course_recipe(task: str, encoder: str = "mini-bert", **overrides: Any) -> Fi
     models (:data:`LR_SCALE`), and the number of epochs is larger than the paper's 2-4 because our training
     sets give a few dozen steps per epoch, not thousands; a small label budget still gets at least
     :data:`COURSE_MIN_STEPS` steps. Early stopping on dev picks the epoch. MiniLM: 2 epochs of batch 32 (the paper's grid has 2-4).
+
+    One CPU thread, as for pretraining (:func:`bertedu.course.course_config`): the same weights whatever the
+    caller's thread setting, and robust on a shared machine (a mini-BERT run took 3.4 s with one thread and 3.7 s
+    with two on an idle 2-core machine; with another program busy, 3.9 s and 8.8 s).
     """
     check_task(task)
     if encoder not in LR_SCALE:
@@ -90,6 +94,7 @@ def course_recipe(task: str, encoder: str = "mini-bert", **overrides: Any) -> Fi
         warmup_ratio=0.1,
         patience=4,
         min_steps=min_steps,
+        num_threads=1,
         progress=False,
     )
     return recipe.replace(**overrides)

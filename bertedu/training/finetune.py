@@ -51,6 +51,7 @@ from bertedu.core.model import (
 from bertedu.core.tokenizer import BertTokenizer
 from bertedu.core.validation import require_int, require_number
 from bertedu.files import atomic_write_json, write_directory_atomically
+from bertedu.scaleout.distributed import cpu_threads
 from bertedu.training.finetune_data import (
     SEQUENCE_CLASSIFICATION,
     SPAN_EXTRACTION,
@@ -224,6 +225,7 @@ class FineTuneConfig:
     seed: int = 0
     max_answer_length: int = 30  # span extraction: longest answer (in tokens) decoding may return
     min_steps: int = 0  # train for at least this many optimizer steps (more epochs on a tiny training set)
+    num_threads: int | None = None  # CPU threads while training (None: PyTorch's setting); the weights depend on it
     progress: bool = True
 
     def __post_init__(self) -> None:
@@ -243,6 +245,7 @@ class FineTuneConfig:
         require_number("max_grad_norm (0 turns clipping off)", self.max_grad_norm)
         require_int("patience (None: no early stopping)", self.patience, 1, none_ok=True)
         require_int("seed", self.seed, 0)
+        require_int("num_threads (None: PyTorch's setting)", self.num_threads, 1, none_ok=True)
 
     @property
     def lr(self) -> float:
@@ -437,7 +440,7 @@ def fine_tune(
     total_steps = steps_per_epoch * epochs
     run = _FineTuning(model, train, dev, config, output_dir, callback)
     began = time.perf_counter()
-    with torch.random.fork_rng(devices=[]):
+    with torch.random.fork_rng(devices=[]), cpu_threads(config.num_threads):
         torch.manual_seed(config.seed)
         generator = torch.Generator().manual_seed(config.seed)
         optimizer, scheduler = make_optimizer(

@@ -366,7 +366,7 @@ def training_step(model, batch, optimizer, scheduler, max_grad_norm):
     out = model(**batch)                                  # out.loss = L_MLM + L_NSP
     optimizer.zero_grad()                                 # forget the previous step's gradients
     out.loss.backward()
-    torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)   # global norm <= 1
+    torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)   # global norm <= max_grad_norm
     optimizer.step()                                      # AdamW update
     scheduler.step()                                      # the next step's learning rate
     return out.loss.item()

@@ -79,7 +79,7 @@ def check_lr_schedule(fn: Callable) -> tuple[bool, str]:
             start = "(step + 1) / 100" if shifted else "step / 100"
             return True, msg(
                 "lr rises as 1e-3 · {start} to the peak at step 100, then falls on a straight line "
-                "to 0 at step 1000 (e.g. 5e-4 at step 550). That is bertedu.training.pretrain.linear_schedule "
+                "to 0 at step 1000 (e.g. 5e-4 at step 550). That is bertedu.training.optim.linear_schedule "
                 "times the peak, and the paper's 'warm-up over the first 10,000 steps, and linear "
                 "decay'.",
                 start=start,
@@ -438,7 +438,7 @@ def training_step(model, batch, optimizer, scheduler, max_grad_norm):
     out = model(**batch)                                  # out.loss = L_MLM + L_NSP
     optimizer.zero_grad()                                 # forget the previous step's gradients
     out.loss.backward()                                   # gradients of this batch
-    torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)   # global norm <= 1
+    torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)   # global norm <= max_grad_norm
     optimizer.step()                                      # AdamW update
     scheduler.step()                                      # next learning rate (warm-up, then decay)
     return out.loss.item()

@@ -390,7 +390,7 @@ def training_step(model, batch, optimizer, scheduler, max_grad_norm):
     out = model(**batch)                                  # out.loss = L_MLM + L_NSP
     optimizer.zero_grad()                                 # 清掉上一步的梯度
     out.loss.backward()
-    torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)   # 全局范数 <= 1
+    torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)   # 全局范数 <= max_grad_norm
     optimizer.step()                                      # AdamW 更新
     scheduler.step()                                      # 下一步的学习率
     return out.loss.item()

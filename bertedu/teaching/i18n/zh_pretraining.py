@@ -18,10 +18,10 @@ MESSAGES: dict[str, str] = {
         "lr_at({step}) = {value}：学习率必须是一个有限的数。"
     ),
     "lr rises as 1e-3 · {start} to the peak at step 100, then falls on a straight line to 0 at step 1000 "
-    "(e.g. 5e-4 at step 550). That is bertedu.training.pretrain.linear_schedule times the peak, and the paper's "
+    "(e.g. 5e-4 at step 550). That is bertedu.training.optim.linear_schedule times the peak, and the paper's "
     "'warm-up over the first 10,000 steps, and linear decay'.": (
         "学习率按 1e-3 · {start} 上升，在第 100 步达到峰值，然后沿一条直线下降，在第 1000 步降到 0"
-        "（例如第 550 步是 5e-4）。这就是 bertedu.training.pretrain.linear_schedule 乘以峰值，也就是论文中的"
+        "（例如第 550 步是 5e-4）。这就是 bertedu.training.optim.linear_schedule 乘以峰值，也就是论文中的"
         "“warm-up over the first 10,000 steps, and linear decay”（在前 10,000 步预热，然后线性衰减）。"
     ),
     "at step 0 the learning rate is already the peak: there is no warm-up. Start near 0 and grow linearly "
@@ -182,7 +182,7 @@ def training_step(model, batch, optimizer, scheduler, max_grad_norm):
     out = model(**batch)                                  # out.loss = L_MLM + L_NSP
     optimizer.zero_grad()                                 # 清掉上一步的梯度
     out.loss.backward()                                   # 这个批次的梯度
-    torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)   # 全局范数 <= 1
+    torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)   # 全局范数 <= max_grad_norm
     optimizer.step()                                      # AdamW 更新
     scheduler.step()                                      # 下一个学习率（先预热，再衰减）
     return out.loss.item()
