@@ -225,7 +225,7 @@ class FineTuneConfig:
     seed: int = 0
     max_answer_length: int = 30  # span extraction: longest answer (in tokens) decoding may return
     min_steps: int = 0  # train for at least this many optimizer steps (more epochs on a tiny training set)
-    num_threads: int | None = None  # CPU threads while training (None: PyTorch's setting); the weights depend on it
+    num_threads: int | None = None  # CPU threads while training (None: PyTorch's); the weights depend on it
     progress: bool = True
 
     def __post_init__(self) -> None:
