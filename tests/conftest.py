@@ -44,6 +44,12 @@ def pytest_collection_modifyitems(config, items):
         elif item.path.name == "test_student_edition.py" and "runs_and_says" in item.name:
             if shares_course_model(item.callspec.id):
                 item.add_marker(pytest.mark.xdist_group("course-model"))
+    # xdist hands out the groups first (most tests first), then single tests in this order: the ones that start
+    # processes (integration, slow: seconds to a minute each) before the many quick ones, so that the run does
+    # not end with one worker on a minute-long test while the other waits.
+    items.sort(
+        key=lambda item: 0 if item.get_closest_marker("integration") or item.get_closest_marker("slow") else 1
+    )
 
 
 # ----------------------------------------------------------------------------------------------------------

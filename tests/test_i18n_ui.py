@@ -2,7 +2,7 @@
 the doctor, plot labels and the quiz, with one shared setting and an English fallback.
 
 The catalog test collects every literal template of ``msg("...")`` and ``translatable("...")`` in the package
-(with ``ast``) and fails when one has no Chinese translation, when a translation uses placeholders the English
+and in the English notebooks' code cells (figure titles, axes and legends; with ``ast``) and fails when one has no Chinese translation, when a translation uses placeholders the English
 does not have, or when the catalog keeps a template the code no longer uses.
 """
 
@@ -149,6 +149,29 @@ def package_templates() -> dict[str, str]:
     return found
 
 
+def notebook_templates() -> dict[str, str]:
+    """{template: where} of the English notebooks' code cells: the labels, titles and legends of their figures go
+    through ``msg("...")`` too, so that the Chinese edition (the same code cells) draws them in Chinese."""
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    found, dynamic = {}, []
+    for path in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")):
+        cells = [c for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code"]
+        for cell in cells:
+            source = TransformerManager().transform_cell(cell.source)
+            for marker, template, place in template_calls(source, f"{path.name} cell {cell.id} line"):
+                if template is None:
+                    dynamic.append(f"{place}: {marker}(...) needs a literal string (the catalog test reads it)")
+                else:
+                    found.setdefault(template, place)
+    assert not dynamic, "\n".join(dynamic)
+    return found
+
+
+def all_templates() -> dict[str, str]:
+    return {**notebook_templates(), **package_templates()}
+
+
 def untranslated(templates: dict[str, str], catalog: dict[str, str]) -> list[str]:
     return [f"{where}: {t!r}" for t, where in templates.items() if t not in catalog]
 
@@ -158,13 +181,13 @@ def fields(template: str) -> set[str]:
 
 
 def test_every_template_in_the_code_has_a_chinese_translation():
-    missing = untranslated(package_templates(), ZH)
+    missing = untranslated(all_templates(), ZH)
     assert not missing, "add these to bertedu/teaching/i18n/zh.py:\n" + "\n".join(missing)
 
 
 @pytest.mark.slow
 def test_the_catalog_keeps_no_template_the_code_no_longer_uses():
-    unused = sorted(set(ZH) - set(package_templates()))
+    unused = sorted(set(ZH) - set(all_templates()))
     assert not unused, f"bertedu/teaching/i18n/zh.py translates templates no code uses (reworded?): {unused}"
 
 
