@@ -447,7 +447,7 @@ def test_plot_labels_follow_the_language_and_every_character_has_a_glyph():
     attn = torch.softmax(torch.randn(2, 1, 2, 4, 4, generator=torch.Generator().manual_seed(0)), dim=-1)
     grid = viz.plot_attention_grid(tuple(attn), ["[CLS]", "猫", "坐", "[SEP]"], include_mean=True)
     texts = figure_texts(grid)
-    assert {"注意力头 0", "注意力头 1", "平均", "第 0 层", "第 1 层", "注意力权重"} <= set(texts)
+    assert {"注意力头 0", "注意力头 1", "平均", "层 0", "层 1", "注意力权重"} <= set(texts)
     assert missing_glyphs(grid) == {}
     one = viz.plot_attention(attn[0, 0, 0], ["[CLS]", "猫", "坐", "[SEP]"], hide_keys=["[CLS]"])
     texts = figure_texts(one)
@@ -649,7 +649,7 @@ def test_the_attention_explorer_labels_follow_the_language():
     assert list(chinese.head_dropdown.options) == [("平均", "mean"), ("0", 0), ("1", 1)]  # the values stay
     chinese.select(head="mean", layer=1)
     assert chinese.selection["head"] == "mean"
-    assert chinese.output.outputs[0]["data"]["text/plain"] == "<注意力热力图：第 1 层，2 个注意力头的平均>"
+    assert chinese.output.outputs[0]["data"]["text/plain"] == "<注意力热力图：层 1，2 个注意力头的平均>"
     english.close(), chinese.close()
     assert plt.get_fignums() == before
 

@@ -22,7 +22,7 @@ const WORDS = {
   word: { en: "word", zh: "词" },
   probability: { en: "probability", zh: "概率" },
   attention: { en: "Attention maps (rows: the token that looks; columns: the token it looks at)", zh: "注意力图（行：发出注意的词元；列：被注意的词元）" },
-  layerHead: { en: "layer {layer}, head {head}", zh: "第 {layer} 层，第 {head} 个头" },
+  layerHead: { en: "layer {layer}, head {head}", zh: "层 {layer}，注意力头 {head}" },
   noMask: { en: "Put [MASK] (in capitals, with the brackets) where a word is missing.", zh: "请在缺词的位置写 [MASK]（大写，带方括号）。" },
   truncated: { en: "The sentence was cut to the model's {n} tokens.", zh: "句子被截断为模型的 {n} 个词元。" },
   failed: { en: "The model could not run: {error}", zh: "模型无法运行：{error}" },

@@ -143,11 +143,11 @@ MESSAGES: dict[str, str] = {
     "{keys} columns hidden, {how}": "已隐藏 {keys} 列，{how}",
     "head {h}": "注意力头 {h}",
     "mean": "平均",
-    "layer {layer}": "第 {layer} 层",
-    "layer {layer}: mean over {n} heads": "第 {layer} 层：{n} 个注意力头的平均",
+    "layer {layer}": "层 {layer}",  # layers count from 0, as heads do: 层 0 reads right, 第 0 层 does not
+    "layer {layer}: mean over {n} heads": "层 {layer}：{n} 个注意力头的平均",
     "mean over heads": "各注意力头的平均",
     "mean of {n} heads": "{n} 个注意力头的平均",
-    "layer {layer}, {which}": "第 {layer} 层，{which}",
+    "layer {layer}, {which}": "层 {layer}，{which}",
     # the attention explorer's controls (bertedu/teaching/viz/explorer.py)
     "sentence": "句子",
     "pair": "第二句",
