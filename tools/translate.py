@@ -19,7 +19,8 @@ translation), ``en`` (the English it translates) and ``hash`` (the first 16 hex 
 English). The build copies the notebook, puts each Markdown cell's ``zh`` in place of its English, copies
 every code cell verbatim and inserts one generated code cell (id ``bertedu-zh-language``) after the first
 code cell: ``i18n.set_language("zh")``, so quizzes, exercise messages, the doctor and plot labels speak
-Chinese. Links are written in the catalog as in the English (relative to ``notebooks/``); the build points
+Chinese, and ``viz.use_cjk_fallback()``, so that every figure (the notebook's own too) draws them with a font that
+has Chinese glyphs. Links are written in the catalog as in the English (relative to ``notebooks/``); the build points
 them from ``notebooks/zh/``: to the Chinese notebook when it has a catalog, else to the English one, marked
 （英文版）.
 
@@ -59,9 +60,10 @@ LANGUAGE_CELL = """\
 # 中文版：本单元格由 tools/translate.py 生成（英文版没有这一格）：测验、练习反馈、doctor 和图表都改用中文。
 # 学生：这是你的笔记本，请放心在里面作答。（维护者注：本笔记本由 notebooks/{name} 和
 # translations/zh/{stem}.yaml 生成；要改课程内容，请改这两个文件。）
-from bertedu.teaching import i18n
+from bertedu.teaching import i18n, viz
 
-i18n.set_language("zh")"""
+i18n.set_language("zh")
+viz.use_cjk_fallback()  # 图表中的中文用一种有中文字形的字体画出"""
 UNTRANSLATED_NOTE = "> （本段尚未翻译，下面是英文原文。）"
 ENGLISH_LINK_NOTE = "（英文版）"
 HEADER = """\

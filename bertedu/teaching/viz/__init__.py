@@ -25,7 +25,7 @@ Figure convention (no leaked figures):
 - Grids (``plot_attention_grid``, ``plot_mean_attention(layer=None)``) always make their own Figure.
 """
 
-from ._core import AttentionView, attention_matrix, stack_attentions
+from ._core import AttentionView, attention_matrix, stack_attentions, use_cjk_fallback
 from .explorer import AttentionExplorer, compute_attentions
 from .export import load_attention_csv, save_attention_csv, save_figure, to_bertviz
 from .heatmaps import plot_attention, plot_attention_grid, plot_mean_attention
@@ -51,4 +51,5 @@ __all__ = [
     "save_figure",
     "stack_attentions",
     "to_bertviz",
+    "use_cjk_fallback",
 ]
