@@ -185,6 +185,18 @@ def test_every_template_in_the_code_has_a_chinese_translation():
     assert not missing, "add these to bertedu/teaching/i18n/zh.py:\n" + "\n".join(missing)
 
 
+def test_figure_labels_keep_chinese_out_of_maths():
+    """matplotlib draws a label that holds ``$...$`` in its maths fonts, which have no Chinese glyphs: Chinese in
+    such a label is empty boxes (and ``missing_glyphs`` cannot see it). A figure label of a notebook keeps its
+    formula in a ``{_math}``-style field the Chinese leaves out, or writes it in plain Unicode."""
+    mixed = [
+        f"{where}: {ZH[t]!r}"
+        for t, where in notebook_templates().items()
+        if t in ZH and "$" in ZH[t] and CJK.search(ZH[t])
+    ]
+    assert not mixed, "Chinese beside $...$ in a figure label:\n" + "\n".join(mixed)
+
+
 @pytest.mark.slow
 def test_the_catalog_keeps_no_template_the_code_no_longer_uses():
     unused = sorted(set(ZH) - set(all_templates()))

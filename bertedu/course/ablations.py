@@ -51,7 +51,7 @@ from bertedu.course.baselines import (
     sentence_baselines,
     span_baselines,
 )
-from bertedu.teaching.i18n import msg
+from bertedu.teaching.i18n import msg, translatable, translate
 from bertedu.training.data import read_corpus
 from bertedu.training.evalsets import load_masked_word_items, load_nsp_items
 from bertedu.training.finetune import evaluate
@@ -592,10 +592,15 @@ def load_full_results(path: str | Path | None = None) -> dict:
 # The plot
 
 PLOT_GROUPS = (
-    ("Table 5: pre-training tasks", ("no-nsp", "ltr"), ("pair", "sentence", "span"), TABLE_5),
-    ("Table 8: masking strategies", ("mask-100-0-0", "mask-80-0-20"), ("pair", "tagging", "probe"), TABLE_8),
+    (translatable("Table 5: pre-training tasks"), ("no-nsp", "ltr"), ("pair", "sentence", "span"), TABLE_5),
     (
-        "not in the BERT paper",
+        translatable("Table 8: masking strategies"),
+        ("mask-100-0-0", "mask-80-0-20"),
+        ("pair", "tagging", "probe"),
+        TABLE_8,
+    ),
+    (
+        translatable("not in the BERT paper"),
         ("no-positions", "pre-ln", "rate-15", "rate-40"),
         ("mlm_top1", "gen_top1", "pair", "span"),
         None,
@@ -603,10 +608,11 @@ PLOT_GROUPS = (
 )
 
 
-def plot_ablations(summary: dict, title: str = "difference to BERT (same seed), percentage points"):
+def plot_ablations(summary: dict, title: str | None = None):
     """Each variant's difference to ``bert`` per metric: our median with the min-max range over seeds as a
     bar with an error bar, the paper's difference as a hatched bar next to it where the paper has one.
-    Returns the Figure (closed, so a notebook shows it once)."""
+    ``title`` is the y-axis label (default: "difference to BERT (same seed), percentage points", in the course's
+    language). Returns the Figure (closed, so a notebook shows it once)."""
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(1, 3, figsize=(15, 4.2), layout="constrained", width_ratios=(6, 6, 16))
@@ -619,12 +625,12 @@ def plot_ablations(summary: dict, title: str = "difference to BERT (same seed), 
                     d = entry["delta"]
                     med = 100 * d["median"]
                     err = [[med - 100 * d["min"]], [100 * d["max"] - med]]
-                    label = "ours: median, min-max over seeds" if "ours" not in legend else None
+                    label = msg("ours: median, min-max over seeds") if "ours" not in legend else None
                     ax.bar(x - 0.2, med, 0.4, yerr=err, color="C0", capsize=3, label=label)
                     legend.add("ours")
                 paper = _paper_change(table, variant, metric)
                 if paper is not None:
-                    label = "the paper" if "paper" not in legend else None
+                    label = msg("the paper") if "paper" not in legend else None
                     ax.bar(x + 0.2, paper, 0.4, color="white", edgecolor="C1", hatch="//", label=label)
                     ax.annotate(
                         f"{paper:+.1f}",
@@ -641,10 +647,10 @@ def plot_ablations(summary: dict, title: str = "difference to BERT (same seed), 
                 x += 1
         ax.axhline(0, color="grey", linewidth=0.8)
         ax.set_xticks(range(len(labels)), labels, rotation=60, ha="right", fontsize=7)
-        ax.set_title(name, fontsize=10)
+        ax.set_title(translate(name), fontsize=10)
         if ax.get_legend_handles_labels()[0]:
             ax.legend(fontsize=8)
-    axes[0].set_ylabel(title)
+    axes[0].set_ylabel(title or msg("difference to BERT (same seed), percentage points"))
     plt.close(fig)
     return fig
 

@@ -1,4 +1,4 @@
-"""Chinese (简体中文) messages of the exercises of notebook 10 (ablations).
+"""Chinese (简体中文) messages of the exercises and figures of notebook 10 (ablations).
 
 Part of the catalog of :mod:`bertedu.teaching.i18n.zh` (same rules: keys are the English templates exactly as written in
 the code, values keep every ``{placeholder}`` and use the terms of docs/glossary.md).
@@ -97,6 +97,23 @@ MESSAGES: dict[str, str] = {
     "prediction before you run it.": (
         "只改变了一项设置，`{name}` = {value!r}（参照配置：{before!r}）。运行之前，先写下你的预测。"
     ),
+    # --- figures of notebook 10 (its code cells: titles, axis labels, legends; "step" is in zh.py) -------------
+    # the reduced run beside notebook 06's run
+    "BERT: notebook 06's run": "BERT：笔记本 06 的训练",
+    "BERT: the reduced run": "BERT：缩减版实验",
+    "LTR: here, then full run": "LTR：缩减版实验，然后是完整版实验",
+    "trigram baseline": "三元语法基线",
+    "masked words (mlm_eval.tsv), top-1": "被掩码的词（mlm_eval.tsv），top-1",
+    "new sentences (generalise file), top-1": "新句子（generalise 文件），top-1",
+    # the full run against the paper (plot_ablations draws the rest of this figure)
+    "THE FULL RUN: variant minus BERT (same seed), points": "完整版实验：变体减去 BERT（相同随机种子），百分点",
+    # bertedu.course.ablations.plot_ablations: panel titles, legend, default axis label
+    "Table 5: pre-training tasks": "表 5：预训练任务",
+    "Table 8: masking strategies": "表 8：掩码策略",
+    "not in the BERT paper": "BERT 论文中没有的实验",
+    "ours: median, min-max over seeds": "本课程：各随机种子的中位数与最小-最大范围",
+    "the paper": "论文",
+    "difference to BERT (same seed), percentage points": "与 BERT 之差（相同随机种子），百分点",
 }
 
 SOLUTIONS: dict[str, str] = {

@@ -176,6 +176,22 @@ MESSAGES: dict[str, str] = {
     ),
     "The mask's T axis must line up with the last axis of the scores: shape (B, 1, 1, T), not (B, 1, T, "
     "1).": ("掩码的 T 轴必须与分数的最后一个轴对齐：形状是 (B, 1, 1, T)，而不是 (B, 1, T, 1)。"),
+    # --- figures of notebook 01 (titles, axis labels and legends drawn by its code cells) -------------------------
+    # A formula is a {_math} field: matplotlib draws a label with $...$ in its math fonts, which have no
+    # Chinese glyphs, so the Chinese leaves the field out and writes the formula in plain Unicode.
+    "unscaled {_math}": "未缩放的 q·k",
+    "scaled {_math}": "缩放后的 q·k/√d",
+    "spread of the scores (std)": "分数的离散程度（标准差）",
+    "unscaled": "未缩放",
+    "scaled": "缩放后",
+    "uniform (1/16)": "均匀分布（1/16）",
+    "average largest softmax weight": "最大 softmax 权重的平均值",
+    "size of the softmax gradient": "softmax 梯度的大小",
+    "head size d": "注意力头维度 d",
+    "no mask: real tokens attend to [PAD]": "没有掩码：真实词元也关注 [PAD]",
+    "key mask: the [PAD] column is 0": "键掩码：[PAD] 这一列为 0",
+    "right: head {h}": "正确：注意力头 {h}",
+    "wrong: head {h}": "错误：注意力头 {h}",
     # --- bertedu/teaching/exercises/attention_maps.py (notebook 08) --------------------------------------------------
     "your function raised {type}: {exc} when called on a ({T}, {T}) NumPy array of float64 (a NumPy "
     "array, not a torch tensor). Fix that error first, then check again.": (
@@ -349,6 +365,28 @@ MESSAGES: dict[str, str] = {
         "熵属于一个分布：每个查询*行*一个。在键上（`axis=-1`）对 a ln a 求和；"
         "函数的其余部分（0 ln 0 = 0、只在真实行上求平均）已经是对的。"
     ),
+    # --- figures of notebook 08 (titles, axis labels and legends drawn by its code cells) -------------------------
+    "mini-BERT, layer 0, head 0": "迷你 BERT，第 0 层，注意力头 0",
+    "mini-BERT: every layer and head, and their mean": "迷你 BERT：每一层的每个注意力头，以及它们的平均",
+    "previous token": "前一个词元",
+    "next token": "后一个词元",
+    "mini-BERT, layer {layer}, head {head}: {kind}": "迷你 BERT，层 {layer}，注意力头 {head}：{kind}",
+    "all-MiniLM-L6-v2: 6 layers x 12 heads (+ mean), one colour scale": (
+        "all-MiniLM-L6-v2：6 层 × 12 个注意力头（+ 平均），统一色标"
+    ),
+    "all-MiniLM-L6-v2: mean over the 12 heads of each layer": "all-MiniLM-L6-v2：每层 12 个注意力头的平均",
+    "layer {layer}, head {head}: {kind}": "层 {layer}，注意力头 {head}：{kind}",
+    "river": "河流",
+    "money": "金钱",
+    "layer 0, mean of 12 heads: the row of 'bank' ({sense})": "第 0 层，12 个注意力头的平均：“bank” 这一行（{sense}）",
+    "layer 0, head {head}, padded: [PAD] columns are 0, [PAD] rows are ignored": (
+        "第 0 层，注意力头 {head}，含填充：[PAD] 列为 0，[PAD] 行被忽略"
+    ),
+    "layer {layer}, head {head}": "层 {layer}，注意力头 {head}",
+    "norm share = weight share": "范数占比 = 权重占比",
+    "share of attention WEIGHT on [CLS]": "[CLS] 所得注意力“权重”的占比",
+    "share of the NORM of what is moved, from [CLS]": "搬运内容的“范数”中来自 [CLS] 的占比",
+    "all-MiniLM-L6-v2: one dot per head (72)": "all-MiniLM-L6-v2：每个注意力头一个点（共 72 个）",
 }
 
 #: Reference solutions with Chinese comments, keyed by exercise name (``ex.NAME``); the code itself

@@ -144,7 +144,7 @@ MESSAGES: dict[str, str] = {
     "this is the pre-LN order, x + Attn(LN(x)), used by GPT-2 and many later models, not BERT. BERT is "
     "post-LN: add the residual first, then normalise: H' = LN(H + Attn(H)), out = LN(H' + FFN(H')).": (
         "这是前置 LN 的顺序 x + Attn(LN(x))，GPT-2 和许多后来的模型用它，但 BERT 不是。"
-        "BERT 是后置 LN：先加残差，再归一化：H' = LN(H + Attn(H))，out = LN(H' + FFN(H'))。"
+        "BERT 是后置 LN：先加残差，再归一化，即 H' = LN(H + Attn(H))，out = LN(H' + FFN(H'))。"
     ),
     "the order is right, but your LayerNorm uses eps = 1e-5 (PyTorch's default). BERT uses 1e-12: use "
     "the layer's own LayerNorm modules (they carry eps = config.layer_norm_eps).": (
@@ -255,6 +255,39 @@ MESSAGES: dict[str, str] = {
         "遮住的是键，不是查询：把 (B, T) 的掩码变形，使它沿 (B, heads, T, T) 分数的最后一维广播，并在 softmax "
         "之前给被遮住的分数一个很大的负值。最后撤销提示 2 的拆分，回到 (B, T, H)。"
     ),
+    # --- figures of notebook 05 (titles, axis labels, legends and annotations drawn by its code cells) -----------
+    "x: (T, H) = (5, 16); colour = head owning the feature, label = token": (
+        "x：(T, H) = (5, 16)；颜色 = 该特征所属的注意力头，标注 = 词元"
+    ),
+    "split_heads → head {n}: (T, d)": "split_heads → 注意力头 {n}：(T, d)",
+    "merge: transpose(1, 2) then reshape(B, T, H) → x again": "合并：先 transpose(1, 2)，再 reshape(B, T, H) → 重新得到 x",
+    "bug: reshape(B, T, H) without the transpose": "错误：不做 transpose，直接 reshape(B, T, H)",
+    "ReLU (original Transformer)": "ReLU（原始 Transformer）",
+    "min ≈ −0.17 at x ≈ −0.75": "最小值 ≈ −0.17，位于 x ≈ −0.75",
+    "activation": "激活函数",
+    "derivative": "导数",
+    "H (layer input)": "H（该层的输入）",
+    "multi-head attention": "多头注意力",
+    "H_out (final LN after layer L)": "H_out（第 L 层之后再做一次 LN）",
+    "post-LN (BERT)": "后置 LN（BERT）",
+    "pre-LN (GPT-2 and later)": "前置 LN（GPT-2 及之后）",
+    "blue lines: residual connections; orange: LayerNorm": "蓝线：残差连接；橙色：LayerNorm",
+    "BertEmbeddings: word + position + segment, LN": "BertEmbeddings：词 + 位置 + 句段，LN",
+    "Q, K, V → split into A heads": "Q、K、V → 拆分为 A 个注意力头",
+    "softmax(QKᵀ/√d): attention weights": "softmax(QKᵀ/√d)：注意力权重",
+    "weights · V, heads concatenated": "权重 · V，拼接各注意力头",
+    "+ residual, LayerNorm → H'": "+ 残差，LayerNorm → H'",
+    "FFN up + GELU": "FFN 升维 + GELU",
+    "FFN down, + residual, LayerNorm": "FFN 降维，+ 残差，LayerNorm",
+    "pooler on [CLS]": "作用于 [CLS] 的池化层",
+    "Shapes through BertModel (B={B}, T={T}, H={H}, A={A}, d={d}, I={I})": (
+        "BertModel 中各步的形状（B={B}, T={T}, H={H}, A={A}, d={d}, I={I}）"
+    ),
+    "embeddings": "嵌入",
+    "attention": "注意力",
+    "pooler": "池化层",
+    "share of BertModel's parameters": "占 BertModel 参数量的比例",
+    "Where the parameters go": "参数都用在了哪里",
 }
 
 #: Reference solutions with Chinese comments, keyed by exercise name (``ex.NAME``); the code itself

@@ -174,6 +174,15 @@ MESSAGES: dict[str, str] = {
         "log_softmax(dim=0) 沿列、跨批次做归一化。请用 dim=-1（位置），"
         "或者直接用 F.cross_entropy(start_logits, start_positions)，它沿 dim 1 归一化。"
     ),
+    # --- figures of notebook 07 (titles, axis labels and legends drawn by its code cells) -------------------------
+    "fine-tuning the mini-BERT (x: optimizer step)": "微调迷你 BERT（横轴：优化器步数）",
+    "pretrained mini-BERT": "预训练的迷你 BERT",
+    "same model from scratch": "同一模型，从零训练",
+    "bag of words (same labels)": "词袋（相同的标签）",
+    "chance (balanced classes)": "随机猜测（类别均衡）",
+    "labelled training sentences (log scale)": "有标签的训练句子数（对数刻度）",
+    "test accuracy": "测试集准确率",
+    "plausible vs implausible: accuracy vs number of labels": "合理 / 不合理分类：准确率随标签数量的变化",
 }
 
 #: Reference solutions with Chinese comments, keyed by exercise name (``ex.NAME``); the code itself

@@ -400,6 +400,9 @@ MESSAGES: dict[str, str] = {
         "`my_nsp_loss(logits, labels)` 能运行，返回的数值看起来也合理；但在 Hugging Face 的标签约定下"
         "（0 = IsNext，1 = NotNext），一个对每个句对都回答 NotNext 的模型得到的损失接近 0。找出错误并改正这个函数。"
     ),
+    # --- figures of notebook 04 (titles, axis labels and legends drawn by its code cells) -------------------------
+    "position {where}: target '{target}', p = {p:.2f}": "位置 {where}：目标 “{target}”，p = {p:.2f}",
+    "softmax probability": "softmax 概率",
 }
 
 #: Reference solutions with Chinese comments, keyed by exercise name (``ex.NAME``); the code itself

@@ -170,6 +170,24 @@ MESSAGES: dict[str, str] = {
         "[CLS]、[SEP] 和 [PAD] 词元，而且带标签的普通词元远远超过 15%。它有两个 bug，都在本课程列出的真实陷阱之中："
         "找出它们并改正这个函数。"
     ),
+    # --- figures of notebook 03 (titles, axis labels and legends drawn by its code cells) -------------------------
+    # A formula is a {_math} field: matplotlib draws a label with $...$ in its math fonts, which have no
+    # Chinese glyphs, so the Chinese leaves the field out and writes the formula in plain Unicode.
+    "both neighbours intact: {_math}": "左右邻居都完好：(1 − 0.9p)²",
+    "both neighbours intact: measured": "左右邻居都完好：实测值",
+    "masking probability p": "掩码率 p",
+    "share of predicted tokens\nwith both neighbours intact": "左右邻居都完好的\n待预测词元所占比例",
+    "predictions per 100 tokens: 100p": "每 100 个词元中的预测数：100p",
+    "predictions per 100 tokens": "每 100 个词元中的预测数",
+    "More masking: more signal, less context": "掩码越多：训练信号越多，上下文越少",
+    "Bernoulli (per token)": "伯努利（逐个词元）",
+    'exact count (selection="exact")': '精确计数（selection="exact"）',
+    "selected tokens in a sequence of {n} maskable tokens": "含 {n} 个可掩码词元的序列中被选中的词元数",
+    "number of draws (of 2,000)": "抽样次数（共 2,000 次）",
+    "dynamic masking, measured": "动态掩码，实测值",
+    "static masking with 10 copies: {_math}": "静态掩码（10 份副本）：1 − 0.85¹⁰",
+    "epochs E": "轮数 E",
+    "tokens predicted at least once": "至少被预测过一次的词元比例",
 }
 
 #: Reference solutions with Chinese comments, keyed by exercise name (``ex.NAME``); the code itself

@@ -1,4 +1,4 @@
-"""Chinese (简体中文) messages of the exercises of notebook 06 (mini-pretraining).
+"""Chinese (简体中文) messages of the exercises and figures of notebook 06 (mini-pretraining).
 
 Part of the catalog of :mod:`bertedu.teaching.i18n.zh` (same rules: keys are the English templates exactly as written in the
 code, values keep every ``{placeholder}`` and use the terms of docs/glossary.md).
@@ -156,6 +156,36 @@ MESSAGES: dict[str, str] = {
         "`torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)`、`optimizer.step()`、"
         "`scheduler.step()`。"
     ),
+    # --- figures of notebook 06 (its code cells: titles, axis labels, legends; "step" is in zh.py) -------------
+    # the learning-rate schedule
+    "end of warm-up (step {step})": "预热结束（第 {step} 步）",
+    "optimizer step t": "优化器步 t",
+    "learning rate": "学习率",
+    "linear warm-up, then linear decay": "线性预热，然后线性衰减",
+    # the loss curves of the main run and of the MiniBert
+    "mini-BERT pre-training": "迷你 BERT 预训练",
+    "one-layer MiniBert, trained to its plateau": "单层 MiniBert，训练到平台期",
+    # NSP with and without the MLM loss
+    "MLM + NSP (the recipe)": "MLM + NSP（本配方）",
+    "NSP only (no MLM loss)": "只训练 NSP（没有 MLM 损失）",
+    "ln 2 (a coin flip)": "ln 2（抛硬币）",
+    "chance": "随机水平",
+    "training NSP loss": "NSP 训练损失",
+    "NSP loss, with and without MLM": "NSP 损失：有 MLM 与没有 MLM",
+    "held-out NSP accuracy": "留出集上的 NSP 准确率",
+    # the reference band of the loss check
+    "band: seeds 1-3, ±10%": "参考带：随机种子 1-3，±10 %",
+    "main run (seed 0)": "主训练（随机种子 0）",
+    "learning rate ×100": "学习率 ×100",
+    "training {name} loss": "{name} 训练损失",
+    "{name} loss, first {n} steps": "{name} 损失，前 {n} 步",
+    # the learned word embeddings (PCA)
+    "animals": "动物",
+    "foods": "食物",
+    "places": "地点",
+    "first principal direction": "第一主方向",
+    "second principal direction": "第二主方向",
+    "learned word embeddings (PCA)": "学到的词嵌入（PCA）",
 }
 
 #: Reference solutions with Chinese comments, keyed by exercise name (``ex.NAME``); the code itself

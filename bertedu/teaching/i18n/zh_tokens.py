@@ -214,6 +214,34 @@ MESSAGES: dict[str, str] = {
         "位置是 0 … T−1：`torch.arange(input_ids.size(1))`。"
         "没有传 token_type_ids 就相当于 `torch.zeros_like(input_ids)`。"
     ),
+    # --- figures of notebook 02 (titles, axis labels and legends drawn by its code cells) -------------------------
+    "vocabulary size": "词表大小",
+    "tokens per word": "平均每个词的词元数",
+    "WordPiece on simple_sentences.txt": "在 simple_sentences.txt 上训练的 WordPiece",
+    "sum": "三者之和",
+    "h(0) = LayerNorm(sum)": "h(0) = LayerNorm(三者之和)",
+    "H = 16 features": "H = 16 个特征",
+    "sinusoidal (Transformer)": "正弦编码（Transformer）",
+    "learned, at init (BERT)": "可学习的表，初始化时（BERT）",
+    "learned, trained (MiniLM)": "可学习的表，训练后（MiniLM）",
+    "feature (first 128)": "特征（前 128 个）",
+    "position": "位置",
+    "cosine similarity of positions": "位置之间的余弦相似度",
+    "position j": "位置 j",
+    "position i": "位置 i",
+    "cosine similarity": "余弦相似度",
+    "river: grassy bank": "河岸：长满草的河岸",
+    "river: fisherman": "河岸：渔夫",
+    "river: muddy bank": "河岸：泥泞的河岸",
+    "money: deposited": "银行：存钱",
+    "money: interest rates": "银行：利率",
+    "money: savings account": "银行：储蓄账户",
+    'cosine similarity of "bank" after the last layer': "最后一层输出中 “bank” 的余弦相似度",
+    "same sense (river-river, money-money)": "词义相同（河岸–河岸，银行–银行）",
+    "different sense (river-money)": "词义不同（河岸–银行）",
+    "layer (0 = embedding output)": "层（0 = 嵌入层的输出）",
+    "mean cosine similarity": "平均余弦相似度",
+    'vectors of "bank", layer by layer': "逐层看 “bank” 的向量",
 }
 
 #: Reference solutions with Chinese comments, keyed by exercise name (``ex.NAME``); the code itself
