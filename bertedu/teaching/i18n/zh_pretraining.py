@@ -174,7 +174,7 @@ MESSAGES: dict[str, str] = {
     "NSP loss, with and without MLM": "NSP 损失：有 MLM 与没有 MLM",
     "held-out NSP accuracy": "留出集上的 NSP 准确率",
     # the reference band of the loss check
-    "band: seeds 1-3, ±10%": "参考带：随机种子 1-3，±10 %",
+    "band: seeds 1-3, ±10 %": "参考带：随机种子 1-3，±10%",
     "main run (seed 0)": "主训练（随机种子 0）",
     "learning rate ×100": "学习率 ×100",
     "training {name} loss": "{name} 训练损失",
