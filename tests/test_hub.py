@@ -10,8 +10,8 @@ Assignments extension and Jupyter's contents API), lists and fetches notebook 01
 right, all right but the first, nothing), submits it and later fetches the feedback. The instructor, in a course
 folder in a home only they read, releases, collects, autogrades, releases feedback and exports the grades
 (3, 2 and 0 points). As each student, reading another's submission, the gradebook or the instructor's sources
-fails. Needs root (useradd, a spawner that changes user). Skipped unless ``BERTEDU_HUB_TEST=1`` (neither ``make test``
-nor ``.ci/run`` sets it: CI's time budget); asked for, it fails if it cannot run. Where
+fails. Needs root (useradd, a spawner that changes user). Skipped unless ``BERTEDU_HUB_TEST=1`` (``.ci/run`` sets it;
+``make test`` alone does not, since it needs root); asked for, it fails if it cannot run. Where
 the course's Python interpreter sits in a folder only root reads (built under /root), the users run the same files
 hard-linked into the scratch folder (``course_python``).
 """
@@ -486,8 +486,8 @@ def test_the_guide_installs_the_pinned_hub():
 @pytest.mark.slow
 @pytest.mark.skipif(
     os.environ.get("BERTEDU_HUB_TEST") != "1",
-    reason="about a minute (root, Unix users, a hub): BERTEDU_HUB_TEST=1 runs it (not in make test or CI yet: "
-    "CI's 20-minute budget)",
+    reason="about a minute (root, Unix users, a hub): BERTEDU_HUB_TEST=1 runs it (CI sets it; make test alone "
+    "does not, since it needs root)",
 )
 def test_a_class_on_the_hub(machine):
     started = time.monotonic()

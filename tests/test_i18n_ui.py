@@ -161,7 +161,9 @@ def notebook_templates() -> dict[str, str]:
             source = TransformerManager().transform_cell(cell.source)
             for marker, template, place in template_calls(source, f"{path.name} cell {cell.id} line"):
                 if template is None:
-                    dynamic.append(f"{place}: {marker}(...) needs a literal string (the catalog test reads it)")
+                    dynamic.append(
+                        f"{place}: {marker}(...) needs a literal string (the catalog test reads it)"
+                    )
                 else:
                     found.setdefault(template, place)
     assert not dynamic, "\n".join(dynamic)
