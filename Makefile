@@ -141,8 +141,11 @@ format: $(VENV)/.lint-installed
 	$(VENV)/bin/ruff format $(PY_SOURCES)
 	$(VENV)/bin/ruff check --fix $(PY_SOURCES) notebooks
 
+# One torch thread in every process the tests start (kernels, training subprocesses, nbgrader): on two shared
+# cores a process with two threads runs up to 10 times slower beside the other worker (a student-edition run of
+# notebook 08: 85 s instead of 15). The tests that compare thread counts set their own (tests/test_cpu_variant.py).
 unit: dev
-	@export BERTEDU_HOME=$$(mktemp -d); unset BERTEDU_LANG; \
+	@export BERTEDU_HOME=$$(mktemp -d) OMP_NUM_THREADS=1 MKL_NUM_THREADS=1; unset BERTEDU_LANG; \
 	$(PY) -m pytest tests -n 2 --dist loadgroup --durations=15 -p no:cacheprovider; status=$$?; rm -rf "$$BERTEDU_HOME"; exit $$status
 
 # The fast lane: the unit tests not marked integration (they start a kernel, a subprocess, a venv, nbgrader,

@@ -288,6 +288,10 @@ MESSAGES: dict[str, str] = {
     "pooler": "池化层",
     "share of BertModel's parameters": "占 BertModel 参数量的比例",
     "Where the parameters go": "参数都用在了哪里",
+    # the parameter-share widget (its controls and readout)
+    "size": "规模",
+    "vocab V": "词表 V",
+    "total": "总计",
 }
 
 #: Reference solutions with Chinese comments, keyed by exercise name (``ex.NAME``); the code itself
