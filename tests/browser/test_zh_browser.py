@@ -7,7 +7,7 @@ CJK character on the page is drawn by a font that has it: each one is painted on
 font and compared with what the same font paints for an unassigned code point (the "tofu" box every missing
 glyph gets) and with the other characters (tofu boxes all look alike). A second test shows that this check
 does report tofu when Chromium has no CJK font (a fontconfig limited to DejaVu). The screenshot of the quiz and
-the figure is always saved (``BERTEDU_ZH_SCREENSHOT`` copies it elsewhere).
+the figure (and the quiz's hint, opened) is always saved (``BERTEDU_ZH_SCREENSHOT`` copies it elsewhere).
 """
 
 from __future__ import annotations
@@ -165,6 +165,8 @@ def test_chinese_notebook_00_with_a_quiz_and_a_figure(lab, page):
     box.get_by_role("button", name="检查答案").click()
     expect(box).to_contain_text("✓ 正确")
     expect(box).to_contain_text("第 2 次作答")
+    box.get_by_role("button", name="提示").click()  # the quiz's own hint, so the screenshot has all three
+    expect(box).to_contain_text(plain_text(question.hint["zh"]))
 
     # the exercise feedback and the prose are Chinese too
     notebook = page.locator(".jp-Notebook")
