@@ -126,20 +126,28 @@ VARIANTS: dict[str, Variant] = {
 
 #: The measurements, in table order: key -> (label, what it is, the paper's closest column).
 METRICS: dict[str, tuple[str, str, str | None]] = {
-    "mlm_top1": ("masked words top-1", "data/mlm_eval.tsv", None),
-    "mlm_top5": ("masked words top-5", "data/mlm_eval.tsv", None),
-    "gen_top1": ("generalise top-1", "data/mlm_eval_generalise.tsv", None),
-    "gen_top5": ("generalise top-5", "data/mlm_eval_generalise.tsv", None),
-    "nsp": ("NSP", "data/nsp_eval.tsv", None),
-    "nsp_hard": ("NSP, swapped order", "data/nsp_eval_hard.tsv", None),
-    "sentence": ("sentence cls. acc.", "notebook 07, fine-tuned, test", "SST-2"),
-    "order": ("word-order pairs acc.", "notebook 07's sentence model on its word-order slice", None),
-    "pair": ("sentence pair acc.", "notebook 07, fine-tuned, test", "MNLI"),
-    "tagging": ("tagging macro-F1", "notebook 07, fine-tuned, test", "NER fine-tune"),
-    "tagging_acc": ("tagging accuracy", "notebook 07, fine-tuned, test", None),
-    "span": ("span F1", "notebook 07, fine-tuned, test", "SQuAD"),
-    "probe": ("frozen probe macro-F1", "token tags from frozen features, test", "NER feature-based"),
-    "probe_acc": ("frozen probe accuracy", "token tags from frozen features, test", None),
+    "mlm_top1": (translatable("masked words top-1"), "data/mlm_eval.tsv", None),
+    "mlm_top5": (translatable("masked words top-5"), "data/mlm_eval.tsv", None),
+    "gen_top1": (translatable("generalise top-1"), "data/mlm_eval_generalise.tsv", None),
+    "gen_top5": (translatable("generalise top-5"), "data/mlm_eval_generalise.tsv", None),
+    "nsp": (translatable("NSP"), "data/nsp_eval.tsv", None),
+    "nsp_hard": (translatable("NSP, swapped order"), "data/nsp_eval_hard.tsv", None),
+    "sentence": (translatable("sentence cls. acc."), "notebook 07, fine-tuned, test", "SST-2"),
+    "order": (
+        translatable("word-order pairs acc."),
+        "notebook 07's sentence model on its word-order slice",
+        None,
+    ),
+    "pair": (translatable("sentence pair acc."), "notebook 07, fine-tuned, test", "MNLI"),
+    "tagging": (translatable("tagging macro-F1"), "notebook 07, fine-tuned, test", "NER fine-tune"),
+    "tagging_acc": (translatable("tagging accuracy"), "notebook 07, fine-tuned, test", None),
+    "span": (translatable("span F1"), "notebook 07, fine-tuned, test", "SQuAD"),
+    "probe": (
+        translatable("frozen probe macro-F1"),
+        "token tags from frozen features, test",
+        "NER feature-based",
+    ),
+    "probe_acc": (translatable("frozen probe accuracy"), "token tags from frozen features, test", None),
 }
 FINETUNE_METRIC = {
     SEQUENCE_CLASSIFICATION: ("sentence", "accuracy"),
@@ -643,7 +651,7 @@ def plot_ablations(summary: dict, title: str | None = None):
                         textcoords="offset points",
                     )
                     legend.add("paper")
-                labels.append(f"{VARIANTS[variant].label}\n{METRICS[metric][0]}")
+                labels.append(f"{VARIANTS[variant].label}\n{translate(METRICS[metric][0])}")
                 x += 1
         ax.axhline(0, color="grey", linewidth=0.8)
         ax.set_xticks(range(len(labels)), labels, rotation=60, ha="right", fontsize=7)

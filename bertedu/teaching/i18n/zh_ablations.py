@@ -114,6 +114,21 @@ MESSAGES: dict[str, str] = {
     "ours: median, min-max over seeds": "本课程：各随机种子的中位数与最小-最大范围",
     "the paper": "论文",
     "difference to BERT (same seed), percentage points": "与 BERT 之差（相同随机种子），百分点",
+    # the metrics' names under its bars (bertedu.course.ablations.METRICS; the printed tables keep the English keys)
+    "masked words top-1": "被掩码的词 top-1",
+    "masked words top-5": "被掩码的词 top-5",
+    "generalise top-1": "新句子 top-1",
+    "generalise top-5": "新句子 top-5",
+    "NSP": "NSP 准确率",
+    "NSP, swapped order": "NSP，顺序对调",
+    "sentence cls. acc.": "句子分类准确率",
+    "word-order pairs acc.": "词序句对准确率",
+    "sentence pair acc.": "句子对准确率",
+    "tagging macro-F1": "标注 macro-F1",
+    "tagging accuracy": "标注准确率",
+    "span F1": "片段抽取 F1",
+    "frozen probe macro-F1": "冻结特征探针 macro-F1",
+    "frozen probe accuracy": "冻结特征探针准确率",
 }
 
 SOLUTIONS: dict[str, str] = {
