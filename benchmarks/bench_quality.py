@@ -36,6 +36,7 @@ from bertedu.course import (
     minibert_plateau_run,
     run_course_task,
     run_minilm,
+    span_baseline_scores,
 )
 from bertedu.course.baselines import (
     NgramFiller,
@@ -209,7 +210,10 @@ def finetuning_quality(seeds: int) -> dict:
                 "",
             )
         tasks[task] = {"metric": metric, "threshold": COURSE_THRESHOLDS[task][metric], **per_encoder}
-        if task != SPAN_EXTRACTION:  # the trivial baselines (deterministic: one value each)
+        if task == SPAN_EXTRACTION:  # the trivial baselines (deterministic: one value each), in F1 for spans
+            rules = span_baseline_scores(datasets)
+            tasks[task]["baselines"] = {rule: scores[metric] for rule, scores in rules.items()}
+        else:
             tasks[task]["baselines"] = baseline_scores(task, datasets)
     datasets = make_task_datasets(SEQUENCE_CLASSIFICATION, tokenizer)
     gaps, smallest_bow = [], []

@@ -41,6 +41,7 @@ from bertedu.course.finetuning import (
     run_feature_based,
     run_minilm,
     sentence_features,
+    span_baseline_scores,
 )
 from bertedu.course.pretraining import (
     COURSE_CHECKPOINT,
@@ -93,6 +94,7 @@ __all__ = [
     "SideRuns",
     "baseline_scores",
     "best_baseline",
+    "span_baseline_scores",
     "course_checkpoint_dir",
     "course_config",
     "course_eval_history",

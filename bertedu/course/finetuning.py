@@ -286,6 +286,19 @@ def _tagging_baselines(train, test) -> dict[str, float]:
     }
 
 
+def span_baseline_scores(datasets: dict[str, TaskDataset]) -> dict[str, dict[str, float]]:
+    """Test scores (``exact_match``, ``f1``) of the span rules of :func:`bertedu.course.baselines.span_baselines`
+    (the sliding window and the template rule), fitted on the training split."""
+    train, test = datasets["train"], datasets["test"]
+    if train.task != SPAN_EXTRACTION or test.task != SPAN_EXTRACTION:
+        raise ValueError(f"span_baseline_scores needs {SPAN_EXTRACTION!r} data, got {train.task!r}.")
+    items = {
+        split: [(e.question, e.context, e.answer) for e in ds.examples]
+        for split, ds in (("train", train), ("test", test))
+    }
+    return span_baselines(items["train"], items["test"])
+
+
 def best_baseline(task: str, datasets: dict[str, TaskDataset]) -> tuple[str, dict[str, float]]:
     """The strongest trivial rule of ``task`` on its test split, as ``(rule, {metric: score})`` in the metrics
     :func:`evaluate` reports for that task, so that the rule can sit as a row under the models' scores:
@@ -302,10 +315,7 @@ def best_baseline(task: str, datasets: dict[str, TaskDataset]) -> tuple[str, dic
     if task == TOKEN_CLASSIFICATION:
         return "word's most frequent tag", most_frequent_tag_scores(train.examples, test.examples)
     if task == SPAN_EXTRACTION:
-        items = {
-            split: [(e.question, e.context, e.answer) for e in ds.examples] for split, ds in datasets.items()
-        }
-        scores = span_baselines(items["train"], items["test"])
+        scores = span_baseline_scores(datasets)
         rule = max(scores, key=lambda k: (scores[k]["f1"], k))
         return rule.replace("_", " "), scores[rule]
     scores = baseline_scores(task, datasets)
