@@ -32,12 +32,10 @@ from __future__ import annotations
 
 import argparse
 import base64
-import hashlib
 import html
 import json
 import re
 import shutil
-import subprocess
 import sys
 import time
 from collections.abc import Sequence
@@ -47,6 +45,7 @@ import nbformat
 import yaml
 from markdown_it import MarkdownIt
 from mdit_py_plugins.dollarmath import dollarmath_plugin
+from npm_pins import copy_path, lock_digest, notice_line, npm_ci
 
 ROOT = Path(__file__).resolve().parents[1]
 SLIDES = ROOT / "slides"
@@ -411,61 +410,25 @@ def render_index(decks: list[tuple[str, str, int]], lang: str) -> str:
 # vendoring
 
 
-def lock_digest() -> str:
-    """SHA-256 of slides/package.json and slides/package-lock.json: what the vendored files were made from."""
-    digest = hashlib.sha256()
-    for name in ("package.json", "package-lock.json"):
-        digest.update((SLIDES / name).read_bytes())
-    return digest.hexdigest()
-
-
-def npm_ci(scratch: Path) -> Path:
-    """``npm ci`` of slides/package-lock.json in ``scratch`` (no install scripts); returns its node_modules."""
-    npm = shutil.which("npm")
-    if npm is None:
-        raise FileNotFoundError("npm is not installed: install Node.js (Debian: apt-get install nodejs npm).")
-    scratch.mkdir(parents=True, exist_ok=True)
-    for name in ("package.json", "package-lock.json"):
-        shutil.copy2(SLIDES / name, scratch / name)
-    done = subprocess.run(
-        [npm, "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"],
-        cwd=scratch,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if done.returncode != 0:
-        raise RuntimeError(f"npm ci failed in {scratch}:\n{done.stderr.strip()[-2000:]}")
-    return scratch / "node_modules"
-
-
 def vendor(cache: Path = VENDOR_CACHE, scratch: Path = SCRATCH) -> Path:
     """The folder of :data:`VENDOR_FILES` (``cache``), made by ``npm ci`` when the lock file changed."""
     stamp = cache / ".lock-sha256"
-    if stamp.is_file() and stamp.read_text().strip() == lock_digest():
+    if stamp.is_file() and stamp.read_text().strip() == lock_digest(SLIDES):
         return cache
-    modules = npm_ci(scratch)
+    modules = npm_ci(SLIDES, scratch)
     if cache.exists():
         shutil.rmtree(cache)
     notices = []
     for package, names in VENDOR_FILES.items():
-        meta = json.loads((modules / package / "package.json").read_text(encoding="utf-8"))
         for name in names:
-            source, dest = modules / package / name, cache / package / name
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            if source.is_dir():
-                shutil.copytree(source, dest)
-            else:
-                shutil.copy2(source, dest)
-        notices.append(
-            f"{package} {meta['version']} ({meta.get('license', 'see its package')}): {', '.join(names)}"
-        )
+            copy_path(modules / package / name, cache / package / name)
+        notices.append(notice_line(modules, package, names))
     (cache / "NOTICE").write_text(
         "Vendored by tools/build_slides.py from slides/package-lock.json; each package's licence applies to its "
         "files.\n" + "\n".join(notices) + "\n",
         encoding="utf-8",
     )
-    stamp.write_text(lock_digest() + "\n")
+    stamp.write_text(lock_digest(SLIDES) + "\n")
     shutil.rmtree(scratch)
     return cache
 

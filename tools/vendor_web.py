@@ -2,8 +2,8 @@
 
     python tools/vendor_web.py [--out build/web/vendor]
 
-installs ``web/package.json`` exactly as ``web/package-lock.json`` pins it (``npm ci --ignore-scripts``: versions and
-integrity hashes from the lock, no install scripts) in a scratch folder, ``build/web/npm``, and copies into the
+installs ``web/package.json`` exactly as ``web/package-lock.json`` pins it (``npm ci --ignore-scripts``, tools/npm_pins.py:
+versions and integrity hashes from the lock, no install scripts) in a scratch folder, ``build/web/npm``, and copies into the
 output folder the files listed in :data:`FILES`, with a ``NOTICE`` naming each package, its version and licence.
 Nothing is downloaded again while the lock file is unchanged (a stamp holds its SHA-256).
 
@@ -19,13 +19,12 @@ the vendored folder next to the pages. Introduced for the course's web site.
 from __future__ import annotations
 
 import argparse
-import hashlib
-import json
 import shutil
-import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+
+from npm_pins import copy_path, lock_digest, notice_line, npm_ci
 
 ROOT = Path(__file__).resolve().parents[1]
 WEB = ROOT / "web"
@@ -44,65 +43,29 @@ FILES: dict[str, tuple[str, ...]] = {
 DIST: dict[str, str] = {"onnxruntime-web": "dist", "mathjax": "es5"}
 
 
-def lock_digest() -> str:
-    """SHA-256 of web/package.json and web/package-lock.json: what the vendored files were made from."""
-    digest = hashlib.sha256()
-    for name in ("package.json", "package-lock.json"):
-        digest.update((WEB / name).read_bytes())
-    return digest.hexdigest()
-
-
-def npm_ci(scratch: Path) -> Path:
-    """``npm ci`` of web/package-lock.json in ``scratch``; returns its node_modules folder."""
-    npm = shutil.which("npm")
-    if npm is None:
-        raise FileNotFoundError("npm is not installed: install Node.js (Debian: apt-get install nodejs npm).")
-    scratch.mkdir(parents=True, exist_ok=True)
-    for name in ("package.json", "package-lock.json"):
-        shutil.copy2(WEB / name, scratch / name)
-    done = subprocess.run(
-        [npm, "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"],
-        cwd=scratch,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if done.returncode != 0:
-        raise RuntimeError(f"npm ci failed in {scratch}:\n{done.stderr.strip()[-2000:]}")
-    return scratch / "node_modules"
-
-
 def vendor(out: Path = DEFAULT_OUT, scratch: Path = SCRATCH) -> list[Path]:
     """Copy :data:`FILES` into ``out/PACKAGE/`` (after ``npm ci`` when the lock changed); returns every file."""
     stamp = out / ".lock-sha256"
     wanted = [out / package / name for package, names in FILES.items() for name in names]
-    if stamp.is_file() and stamp.read_text().strip() == lock_digest() and all(p.exists() for p in wanted):
+    if stamp.is_file() and stamp.read_text().strip() == lock_digest(WEB) and all(p.exists() for p in wanted):
         return _files(wanted)
-    modules = npm_ci(scratch)
+    modules = npm_ci(WEB, scratch)
     notices = []
     for package, names in FILES.items():
-        meta = json.loads((modules / package / "package.json").read_text(encoding="utf-8"))
         target = out / package
         if target.exists():
             shutil.rmtree(target)
         target.mkdir(parents=True)
         for name in names:
-            source, dest = modules / package / DIST[package] / name, target / name
-            if source.is_dir():
-                shutil.copytree(source, dest)
-            else:
-                dest.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy2(source, dest)
-        notices.append(
-            f"{package} {meta['version']} ({meta.get('license', 'see its package')}): {', '.join(names)}"
-        )
+            copy_path(modules / package / DIST[package] / name, target / name)
+        notices.append(notice_line(modules, package, names))
     (out / "NOTICE").write_text(
         "Vendored by tools/vendor_web.py from web/package-lock.json; each package's licence applies to its files.\n"
         + "\n".join(notices)
         + "\n",
         encoding="utf-8",
     )
-    stamp.write_text(lock_digest() + "\n")
+    stamp.write_text(lock_digest(WEB) + "\n")
     shutil.rmtree(modules)  # 136 MB of variants no page loads; npm ci starts from nothing anyway
     return _files(wanted)
 

@@ -40,8 +40,8 @@ from bertedu.teaching.exercises.capstone_base import (
     train_steps,
 )
 from bertedu.teaching.exercises.core import Exercise, as_number, expects_function
-from bertedu.teaching.exercises.nn_checks import ModuleProblem, build, close, run_checks, seeded
-from bertedu.teaching.exercises.pretraining import reference_training_step
+from bertedu.teaching.exercises.nn_checks import ModuleProblem, build, run_checks, seeded
+from bertedu.teaching.exercises.pretraining import loss_number, reference_training_step, step_problem
 from bertedu.teaching.i18n import msg, translatable, translate
 from bertedu.teaching.viz._core import use_cjk_fallback
 from bertedu.training.data import read_corpus
@@ -223,17 +223,6 @@ def _package_step(model, batch, optimizer, scheduler, max_grad_norm, *, step: in
     return train_step(model, batch, optimizer, scheduler, list(model.parameters()), max_grad_norm, step).loss
 
 
-def _no_train_mode(model, batch, optimizer, scheduler, max_grad_norm) -> float:
-    """The package's step without ``model.train()``: dropout stays as the model was left."""
-    out = model(**batch)
-    optimizer.zero_grad(set_to_none=True)
-    out.loss.backward()
-    torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
-    optimizer.step()
-    scheduler.step()
-    return out.loss.item()
-
-
 def _steps_of(step_fn: Callable) -> tuple[list[float], dict]:
     """Three steps of ``step_fn`` on the capstone's first batches, from bertedu's initial weights, with the
     capstone's optimizer and schedule; the model starts in eval mode. Returns ``(losses, final state dict)``."""
@@ -246,91 +235,30 @@ def _steps_of(step_fn: Callable) -> tuple[list[float], dict]:
             model, lr=LEARNING_RATE, weight_decay=0.01, warmup_steps=WARMUP_STEPS, total_steps=STEPS
         )
         for batch in batches[:_CHECK_STEPS]:
-            loss = step_fn(model, dict(batch), optimizer, scheduler, MAX_GRAD_NORM)
-            value = as_number(loss)
-            if value is None:
-                raise ModuleProblem(
-                    msg(
-                        "training_step returned {type}; return the batch's loss as a number (loss.item()).",
-                        type=type(loss).__name__,
-                    )
-                )
-            losses.append(value)
+            losses.append(loss_number(step_fn(model, dict(batch), optimizer, scheduler, MAX_GRAD_NORM)))
     return losses, {k: v.detach().clone() for k, v in model.state_dict().items()}
-
-
-def _same_steps(a: tuple[list[float], dict], b: tuple[list[float], dict]) -> bool:
-    return all(abs(x - y) <= 1e-4 * max(1.0, abs(y)) for x, y in zip(a[0], b[0])) and all(
-        close(a[1][k], b[1][k], atol=1e-5) for k in b[1]
-    )
-
-
-_STEP_MISTAKES = {
-    "no train mode": translatable(
-        "the model stays in eval mode: dropout is off while it trains. The checker hands the model over "
-        "in eval mode (as it is after an evaluation); start the step with model.train()."
-    ),
-    "no zero_grad": translatable(
-        "the gradients are never reset: call optimizer.zero_grad() before loss.backward(), or every step "
-        "adds its gradients to all the earlier ones."
-    ),
-    "zero_grad after backward": translatable(
-        "the gradients are reset between backward() and optimizer.step(), so the optimizer steps with zero "
-        "gradients: zero_grad() comes before backward()."
-    ),
-    "scheduler first": translatable(
-        "scheduler.step() runs before optimizer.step(): every update uses the next step's learning rate. "
-        "Call optimizer.step(), then scheduler.step()."
-    ),
-    "no clipping": translatable(
-        "the gradients are not clipped (their norm is above 1 here): call "
-        "torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm) between loss.backward() and "
-        "optimizer.step()."
-    ),
-    "no scheduler": translatable(
-        "the learning rate never moves: call scheduler.step() after optimizer.step(), once per step."
-    ),
-}
 
 
 @functools.cache
 def _variant_steps(variant: str) -> tuple[list[float], dict]:
-    """:func:`_steps_of` the package's step (``variant=""``) or one of the typical mistakes (computed once)."""
+    """:func:`_steps_of` the package's step (``variant=""``) or one of the typical mistakes
+    (``pretraining.STEP_MISTAKES``), computed once."""
     if variant == "":
         return _steps_of(_package_step)
-    if variant == "no train mode":
-        return _steps_of(_no_train_mode)
     return _steps_of(functools.partial(reference_training_step, variant=variant))
 
 
 def _loop_step_steps(fn: Callable) -> tuple[bool, str]:
     mine = _steps_of(fn)
     reference = _variant_steps("")
-    if _same_steps(mine, reference):
-        return True, msg(
-            "after each of {n} steps the same loss ({losses}) and the same weights as the package's "
-            "train_step: train mode, forward, zero_grad, backward, clip, optimizer.step, scheduler.step.",
-            n=_CHECK_STEPS,
-            losses=", ".join(f"{x:.3f}" for x in reference[0]),
-        )
-    if all(close(mine[1][k], reference[1][k], atol=1e-5) for k in reference[1]):
-        return False, msg(
-            "the weights are right, but return the batch's loss before the update (loss.item())."
-        )
-    for variant, message in _STEP_MISTAKES.items():
-        if _same_steps(mine, _variant_steps(variant)):
-            return False, translate(message)
-    first = next((i for i, (x, y) in enumerate(zip(mine[0], reference[0])) if abs(x - y) > 1e-4), None)
-    where = (
-        msg("the loss of step {step} differs", step=first + 1)
-        if first is not None
-        else msg("the weights after the steps differ")
-    )
-    return False, msg(
-        "{where} from the package's train_step. One step is: model.train(); out = model(**batch); "
-        "optimizer.zero_grad(); out.loss.backward(); clip_grad_norm_(model.parameters(), max_grad_norm); "
-        "optimizer.step(); scheduler.step(); return out.loss.item().",
-        where=where,
+    problem = step_problem(mine, reference, _variant_steps)
+    if problem is not None:
+        return False, problem
+    return True, msg(
+        "after each of {n} steps the same loss ({losses}) and the same weights as the package's "
+        "train_step: train mode, forward, zero_grad, backward, clip, optimizer.step, scheduler.step.",
+        n=_CHECK_STEPS,
+        losses=", ".join(f"{x:.3f}" for x in reference[0]),
     )
 
 

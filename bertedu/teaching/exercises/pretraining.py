@@ -289,9 +289,9 @@ def step_documents() -> list[list[str]]:
 
 def reference_training_step(model, batch, optimizer, scheduler, max_grad_norm, *, variant: str = "") -> float:
     """The package's step (as ``bertedu.training.pretrain.pretrain`` runs it), or one of the typical mistakes:
-    ``variant`` in ``"no zero_grad"``, ``"zero_grad after backward"``, ``"scheduler first"``, ``"no clipping"``,
-    ``"no scheduler"``."""
-    model.train()
+    ``variant`` is a key of :data:`STEP_MISTAKES` (``"no train mode"``, ``"no zero_grad"``, ...)."""
+    if variant != "no train mode":
+        model.train()
     out = model(**batch)  # L = L_MLM + L_NSP
     if variant != "no zero_grad" and variant != "zero_grad after backward":
         optimizer.zero_grad(set_to_none=True)
@@ -331,27 +331,37 @@ def run_training_steps(
         )
         for _ in range(config.steps):
             _, batch = next(batches)
-            loss = step_fn(model, batch, optimizer, scheduler, config.max_grad_norm)
-            value = as_number(loss)
-            if value is None:
-                raise ModuleProblem(
-                    msg(
-                        "training_step returned {type}; return the batch's loss as a number (loss.item()).",
-                        type=type(loss).__name__,
-                    )
-                )
-            losses.append(value)
+            losses.append(loss_number(step_fn(model, batch, optimizer, scheduler, config.max_grad_norm)))
     return losses, {k: v.detach().clone() for k, v in model.state_dict().items()}
 
 
-def _same_run(a: tuple[list[float], dict], b: tuple[list[float], dict]) -> bool:
+def loss_number(loss) -> float:
+    """What a student's ``training_step`` returned, as a number; a :class:`ModuleProblem` if it is none."""
+    value = as_number(loss)
+    if value is None:
+        raise ModuleProblem(
+            msg(
+                "training_step returned {type}; return the batch's loss as a number (loss.item()).",
+                type=type(loss).__name__,
+            )
+        )
+    return value
+
+
+def same_run(a: tuple[list[float], dict], b: tuple[list[float], dict]) -> bool:
+    """Two runs ``(losses, final state dict)`` agree: the same losses and the same weights."""
     return all(abs(x - y) <= 1e-4 * max(1.0, abs(y)) for x, y in zip(a[0], b[0])) and all(
         close(a[1][k], b[1][k], atol=1e-5) for k in b[1]
     )
 
 
-#: {variant: what to tell the student} (translatable constants, shown with translate()).
-_STEP_MISTAKES = {
+#: {variant of :func:`reference_training_step`: what to tell the student} (translatable constants, shown with
+#: translate()). The checks of notebooks 06 and 11 name the same mistakes.
+STEP_MISTAKES = {
+    "no train mode": translatable(
+        "the model stays in eval mode: dropout is off while it trains. The checker hands the model over "
+        "in eval mode (as it is after an evaluation); start the step with model.train()."
+    ),
     "no zero_grad": translatable(
         "the gradients are never reset: call optimizer.zero_grad() before loss.backward(), or every "
         "step adds its gradients to all the earlier ones."
@@ -365,8 +375,9 @@ _STEP_MISTAKES = {
         "learning rate (PyTorch warns about this order). Call optimizer.step(), then scheduler.step()."
     ),
     "no clipping": translatable(
-        "the gradients are not clipped: call torch.nn.utils.clip_grad_norm_(model.parameters(), "
-        "max_grad_norm) between loss.backward() and optimizer.step() (clipping after the step does nothing)."
+        "the gradients are not clipped (their norm is above 1 here): call "
+        "torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm) between loss.backward() and "
+        "optimizer.step() (clipping after the step does nothing)."
     ),
     "no scheduler": translatable(
         "the learning rate never moves: call scheduler.step() after optimizer.step(), once per step."
@@ -374,36 +385,49 @@ _STEP_MISTAKES = {
 }
 
 
-def _training_step_steps(fn: Callable) -> tuple[bool, str]:
-    mine = run_training_steps(fn)
-    reference = run_training_steps(reference_training_step)
-    if _same_run(mine, reference):
-        steps = ", ".join(f"{x:.3f}" for x in reference[0])
-        return True, msg(
-            "step for step the same losses ({steps}) and the same final weights as the package's loop: "
-            "forward, zero_grad, backward, clip, optimizer.step, scheduler.step.",
-            steps=steps,
-        )
+def step_problem(
+    mine: tuple[list[float], dict],
+    reference: tuple[list[float], dict],
+    variant_run: Callable[[str], tuple[list[float], dict]],
+) -> str | None:
+    """What is wrong with a student's run of training steps next to the reference run (``None``: nothing);
+    ``variant_run(variant)`` is the same run through a :data:`STEP_MISTAKES` variant of the reference step.
+    Notebook 06's and notebook 11's checks both end here."""
+    if same_run(mine, reference):
+        return None
     if all(close(mine[1][k], reference[1][k], atol=1e-5) for k in reference[1]):
-        return False, msg(
-            "the weights are right, but return the batch's loss before the update (loss.item())."
-        )
-    for variant, message in _STEP_MISTAKES.items():
-        if _same_run(mine, run_training_steps(functools.partial(reference_training_step, variant=variant))):
-            return False, translate(message)
-    first = next(
-        (i for i, (x, y) in enumerate(zip(*[r[0] for r in (mine, reference)])) if abs(x - y) > 1e-4), None
-    )
+        return msg("the weights are right, but return the batch's loss before the update (loss.item()).")
+    for variant, message in STEP_MISTAKES.items():
+        if same_run(mine, variant_run(variant)):
+            return translate(message)
+    first = next((i for i, (x, y) in enumerate(zip(mine[0], reference[0])) if abs(x - y) > 1e-4), None)
     where = (
         msg("the loss of step {step} differs", step=first + 1)
         if first is not None
-        else msg("the final weights differ")
+        else msg("the weights after the steps differ")
     )
-    return False, msg(
-        "{where} from the package's loop. One step is: out = model(**batch); optimizer.zero_grad(); "
-        "out.loss.backward(); clip_grad_norm_(model.parameters(), max_grad_norm); optimizer.step(); "
-        "scheduler.step().",
+    return msg(
+        "{where} from the package's train_step. One step is: model.train(); out = model(**batch); "
+        "optimizer.zero_grad(); out.loss.backward(); clip_grad_norm_(model.parameters(), max_grad_norm); "
+        "optimizer.step(); scheduler.step(); return out.loss.item().",
         where=where,
+    )
+
+
+def _training_step_steps(fn: Callable) -> tuple[bool, str]:
+    mine = run_training_steps(fn)
+    reference = run_training_steps(reference_training_step)
+    problem = step_problem(
+        mine,
+        reference,
+        lambda variant: run_training_steps(functools.partial(reference_training_step, variant=variant)),
+    )
+    if problem is not None:
+        return False, problem
+    return True, msg(
+        "step for step the same losses ({steps}) and the same final weights as the package's loop: "
+        "forward, zero_grad, backward, clip, optimizer.step, scheduler.step.",
+        steps=", ".join(f"{x:.3f}" for x in reference[0]),
     )
 
 

@@ -230,34 +230,10 @@ MESSAGES: dict[str, str] = {
         "预热之后：`max(0.0, (total_steps - step) / (total_steps - warmup_steps))`，它在预热结束时为 1，"
         "在 total_steps 处为 0。"
     ),
-    "the model stays in eval mode: dropout is off while it trains. The checker hands the model over in eval "
-    "mode (as it is after an evaluation); start the step with model.train().": (
-        "模型一直处于 eval 模式：训练时 dropout 是关闭的。检查程序交给你的模型处于 eval 模式"
-        "（就像刚做完一次评估那样）；请在这一步的开头调用 model.train()。"
-    ),
-    "scheduler.step() runs before optimizer.step(): every update uses the next step's learning rate. Call "
-    "optimizer.step(), then scheduler.step().": (
-        "scheduler.step() 在 optimizer.step() 之前运行：每次更新用的都是下一步的学习率。"
-        "应先调用 optimizer.step()，再调用 scheduler.step()。"
-    ),
-    "the gradients are not clipped (their norm is above 1 here): call "
-    "torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm) between loss.backward() and "
-    "optimizer.step().": (
-        "梯度没有裁剪（这里梯度范数大于 1）：请在 loss.backward() 和 optimizer.step() 之间调用 "
-        "torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)。"
-    ),
     "after each of {n} steps the same loss ({losses}) and the same weights as the package's train_step: train "
     "mode, forward, zero_grad, backward, clip, optimizer.step, scheduler.step.": (
         "在 {n} 步中的每一步之后，损失（{losses}）和权重都与本包的 train_step 相同：训练模式、前向传播、"
         "zero_grad、反向传播、梯度裁剪、optimizer.step、scheduler.step。"
-    ),
-    "the weights after the steps differ": "这几步之后的权重不同",
-    "{where} from the package's train_step. One step is: model.train(); out = model(**batch); "
-    "optimizer.zero_grad(); out.loss.backward(); clip_grad_norm_(model.parameters(), max_grad_norm); "
-    "optimizer.step(); scheduler.step(); return out.loss.item().": (
-        "{where}（与本包的 train_step 相比）。一步是：model.train(); out = model(**batch); "
-        "optimizer.zero_grad(); out.loss.backward(); clip_grad_norm_(model.parameters(), max_grad_norm); "
-        "optimizer.step(); scheduler.step(); return out.loss.item()。"
     ),
     "Write `training_step(model, batch, optimizer, scheduler, max_grad_norm)` (or paste notebook 06's): train "
     "mode, forward (loss = MLM + NSP), zero_grad, backward, gradient clipping, AdamW step, schedule step; "

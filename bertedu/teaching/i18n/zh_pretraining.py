@@ -99,6 +99,11 @@ MESSAGES: dict[str, str] = {
     "training_step returned {type}; return the batch's loss as a number (loss.item()).": (
         "training_step 返回了 {type}；请把这个批次的损失作为一个数返回（loss.item()）。"
     ),
+    "the model stays in eval mode: dropout is off while it trains. The checker hands the model over in eval "
+    "mode (as it is after an evaluation); start the step with model.train().": (
+        "模型一直处于 eval 模式：训练时 dropout 是关闭的。检查程序交给你的模型处于 eval 模式"
+        "（就像刚做完一次评估那样）；请在这一步的开头调用 model.train()。"
+    ),
     "the gradients are never reset: call optimizer.zero_grad() before loss.backward(), or every step adds "
     "its gradients to all the earlier ones.": (
         "梯度从来没有清零：请在 loss.backward() 之前调用 optimizer.zero_grad()，"
@@ -114,9 +119,10 @@ MESSAGES: dict[str, str] = {
         "scheduler.step() 在 optimizer.step() 之前运行：每次更新用的都是下一步的学习率"
         "（PyTorch 会对这个顺序发出警告）。先调用 optimizer.step()，再调用 scheduler.step()。"
     ),
-    "the gradients are not clipped: call torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm) "
-    "between loss.backward() and optimizer.step() (clipping after the step does nothing).": (
-        "梯度没有被裁剪：请在 loss.backward() 和 optimizer.step() 之间调用 "
+    "the gradients are not clipped (their norm is above 1 here): call "
+    "torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm) between loss.backward() and "
+    "optimizer.step() (clipping after the step does nothing).": (
+        "梯度没有被裁剪（这里梯度范数大于 1）：请在 loss.backward() 和 optimizer.step() 之间调用 "
         "torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)（在更新之后才裁剪不起任何作用）。"
     ),
     "the learning rate never moves: call scheduler.step() after optimizer.step(), once per step.": (
@@ -131,13 +137,13 @@ MESSAGES: dict[str, str] = {
         "权重是对的，但要返回这个批次在更新之前的损失（loss.item()）。"
     ),
     "the loss of step {step} differs": "第 {step} 步的损失",
-    "the final weights differ": "最终的权重",
-    "{where} from the package's loop. One step is: out = model(**batch); optimizer.zero_grad(); "
-    "out.loss.backward(); clip_grad_norm_(model.parameters(), max_grad_norm); optimizer.step(); "
-    "scheduler.step().": (
-        "{where}与包中的训练循环不一致。一步是：out = model(**batch); optimizer.zero_grad(); "
-        "out.loss.backward(); clip_grad_norm_(model.parameters(), max_grad_norm); optimizer.step(); "
-        "scheduler.step()。"
+    "the weights after the steps differ": "这几步之后的权重",
+    "{where} from the package's train_step. One step is: model.train(); out = model(**batch); "
+    "optimizer.zero_grad(); out.loss.backward(); clip_grad_norm_(model.parameters(), max_grad_norm); "
+    "optimizer.step(); scheduler.step(); return out.loss.item().": (
+        "{where}与本包的 train_step 不一致。一步是：model.train(); out = model(**batch); "
+        "optimizer.zero_grad(); out.loss.backward(); clip_grad_norm_(model.parameters(), max_grad_norm); "
+        "optimizer.step(); scheduler.step(); return out.loss.item()。"
     ),
     "Write `training_step(model, batch, optimizer, scheduler, max_grad_norm)`: one step of pretraining "
     "(forward on the batch, loss = MLM + NSP, backward, gradient clipping, AdamW step, learning-rate "
