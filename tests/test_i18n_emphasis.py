@@ -27,7 +27,7 @@ from markdown_it import MarkdownIt
 from bertedu.teaching import i18n
 from bertedu.teaching.exercises.core import Exercise
 from bertedu.teaching.quiz.banks import load_all
-from bertedu.teaching.quiz.render import markdown_to_html
+from bertedu.teaching.quiz.render import ZH_EMPHASIS_STYLE, markdown_to_html
 
 ROOT = Path(__file__).resolve().parents[1]
 CATALOGS = sorted((ROOT / "translations" / "zh").glob("*.yaml"))
@@ -92,6 +92,60 @@ def test_the_quiz_renderer_italicises_between_chinese_characters_but_not_inside_
     assert markdown_to_html("a *b* c") == "<p>a <em>b</em> c</p>"
     for literal in ("2*3*4", "snake*case*x", "*a*b"):  # a letter or digit next to a star keeps it literal
         assert markdown_to_html(literal) == f"<p>{literal}</p>"
+
+
+EM_TAG = re.compile(r"<em(?:\s[^>]*)?>")
+UPRIGHT_EM = f'<em style="{ZH_EMPHASIS_STYLE}">'
+
+
+def test_chinese_emphasis_is_upright_and_bold_and_english_stays_italic():
+    """CJK fonts have no italic: a browser slants the glyphs itself, which reads badly. Under ``zh`` the quiz
+    writes ``<em>`` upright and bold; English keeps its plain ``<em>`` (and equals web/quiz/markdown.js)."""
+    assert "font-style:normal" in ZH_EMPHASIS_STYLE and "font-weight:bold" in ZH_EMPHASIS_STYLE
+    assert markdown_to_html("对*值*的加权平均", "zh") == f"<p>对{UPRIGHT_EM}值</em>的加权平均</p>"
+    assert markdown_to_html("a *b* c", "en") == markdown_to_html("a *b* c") == "<p>a <em>b</em> c</p>"
+    assert markdown_to_html("**粗体** `*x*`", "zh") == "<p><strong>粗体</strong> <code>*x*</code></p>"
+
+
+def test_every_emphasis_of_a_chinese_quiz_widget_is_upright(monkeypatch, tmp_path):
+    """The live widget (prompt, feedback, solution) and its static fallback: every ``<em>`` under ``zh`` carries
+    the upright style, every one under ``en`` is plain."""
+    from bertedu.teaching import quiz
+
+    monkeypatch.setenv("BERTEDU_HOME", str(tmp_path))
+    w = quiz.ask("03_masking_strategy", "dynamic-masking", language="zh")
+    w.options_box.value = 0
+    w.submit.click()
+    w.solution_button.click()
+    deck = quiz.flashcards("03_masking_strategy", language="zh")
+    zh = [w.prompt.value, w.feedback.value, w.solution.value, w.static_html(), deck.static_html()]
+    assert "<em" in w.prompt.value and "<em" in w.static_html() and "<em" in deck.static_html()
+    tags = [tag for html in zh for tag in EM_TAG.findall(html)]
+    assert tags and set(tags) == {UPRIGHT_EM}
+    w.language.value = "en"
+    deck.language.value = "en"
+    en = [w.prompt.value, w.feedback.value, w.solution.value, w.static_html(), deck.static_html()]
+    tags = [tag for html in en for tag in EM_TAG.findall(html)]
+    assert tags and set(tags) == {"<em>"}
+
+
+def test_the_web_quiz_shows_chinese_emphasis_upright():
+    """web/quiz: questions and cards carry their language (``lang="zh-CN"``) and quiz.css sets ``em`` under
+    ``:lang(zh)`` upright and bold, leaving English emphasis alone."""
+    css = (ROOT / "web" / "quiz" / "quiz.css").read_text(encoding="utf-8")
+    rules = {
+        sel.strip(): body
+        for sel, body in re.findall(r"([^{}]+)\{([^}]*)\}", re.sub(r"/\*.*?\*/", "", css, flags=re.S))
+    }
+    zh_rules = [body for sel, body in rules.items() if re.fullmatch(r":lang\(zh\) em", sel)]
+    assert len(zh_rules) == 1
+    declarations = {
+        k.strip(): v.strip() for k, v in (d.split(":", 1) for d in zh_rules[0].split(";") if d.strip())
+    }
+    assert declarations == {"font-style": "normal", "font-weight": "bold"}
+    assert not [sel for sel in rules if re.search(r"(^|[\s,>])em\b", sel) and ":lang(zh)" not in sel]
+    render = (ROOT / "web" / "quiz" / "render.js").read_text(encoding="utf-8")
+    assert render.count('lang: lang === "zh" ? "zh-CN" : "en"') >= 2  # questions and flashcards
 
 
 # ----------------------------------------------------------------------------------------------------------

@@ -9,8 +9,14 @@ import pytest
 from bertedu.teaching import quiz
 from bertedu.teaching.quiz.api import deck_title
 from bertedu.teaching.quiz.flashcards import FlashcardDeck
+from bertedu.teaching.quiz.render import plain_text
 from bertedu.teaching.quiz.store import ProgressStore
-from bertedu.teaching.quiz.widgets import FillInWidget, MultipleChoiceWidget, SingleChoiceWidget
+from bertedu.teaching.quiz.widgets import (
+    FillInWidget,
+    MultipleChoiceWidget,
+    SingleChoiceWidget,
+    _label_option,
+)
 
 WELCOME = "00_welcome"
 
@@ -79,17 +85,17 @@ def test_option_labels_render_their_maths_for_mathjax():
     the same in the feedback."""
     w = quiz.ask("01_self_attention_by_hand", "qkv-roles")
     for i, option in enumerate(w.question.options):
-        assert "$" in option.text["en"] and w.checkboxes[i].description == option.text["en"]
+        assert "$" in option.text["en"] and option.text["en"] in w.checkboxes[i].description
     labels = dict((value, label) for label, value in w.options_box.options)
     right = next(i for i, o in enumerate(w.question.options) if o.correct)
     assert labels[right].startswith("q_i is compared with every key k_j")
-    assert w.checkboxes[right].description.startswith("$q_i$ is compared with every key $k_j$")
+    assert ">$q_i$ is compared with every key $k_j$" in w.checkboxes[right].description
     wrong = next(i for i, o in enumerate(w.question.options) if not o.correct)
     w.options_box.value = wrong
     w.submit.click()
     assert f"“{w.question.options[wrong].text['en']}”: wrong" in w.feedback.value
     w.language.value = "zh"
-    assert w.checkboxes[right].description == w.question.options[right].text["zh"]
+    assert w.question.options[right].text["zh"] in w.checkboxes[right].description
     assert "$q_i$" in w.checkboxes[right].description
     assert w.options_box.value == wrong  # relabelling keeps the answer
 
@@ -98,6 +104,48 @@ def test_option_labels_render_their_maths_for_mathjax():
     assert m.checkboxes[code].description_allow_html and "<code>" in m.checkboxes[code].description
     plain = quiz.ask(WELCOME, "set-seed")
     assert not any(box.description_allow_html for box in plain.checkboxes)
+
+
+TITLED_LABEL = re.compile(r'<span title="([^"]*)">(.*)</span>', re.S)
+
+
+def test_option_tooltips_are_plain_text_not_tex():
+    """The front end copies a checkbox's label into its tooltip as written: a label with maths or Markdown sits
+    in a span titled with its plain text (``q_i``, not ``$q_i$``), the title a browser shows on hover."""
+    w = quiz.ask("01_self_attention_by_hand", "qkv-roles")
+    for box, option in zip(w.checkboxes, w.question.options):
+        m = TITLED_LABEL.fullmatch(box.description)
+        assert box.description_allow_html and m, box.description
+        title = html.unescape(m.group(1))
+        assert title == plain_text(option.text["en"]) and not re.search(r"[$\\]", title)
+        assert m.group(2) == html.escape(option.text["en"], quote=False)  # the maths, for MathJax
+    right = next(i for i, o in enumerate(w.question.options) if o.correct)
+    assert 'title="q_i is compared with every key k_j' in w.checkboxes[right].description
+    m = quiz.ask("07_fine_tuning", "span-rules")
+    code = next(i for i, o in enumerate(m.question.options) if "`" in o.text["en"])
+    title = html.unescape(TITLED_LABEL.fullmatch(m.checkboxes[code].description).group(1))
+    assert title == plain_text(m.question.options[code].text["en"]) and "`" not in title and "<" not in title
+    plain = quiz.ask(WELCOME, "set-seed")
+    assert [box.description for box in plain.checkboxes] == [o.text["en"] for o in plain.question.options]
+    box = plain.checkboxes[0]
+    _label_option(box, "`$HOME` or `C:\\Users`")  # no $ or backslash in the title: MathJax looks there
+    title = TITLED_LABEL.fullmatch(box.description).group(1)
+    assert "$" not in title and "\\" not in title and html.unescape(title) == "$HOME or C:\\Users"
+
+
+def test_a_new_option_label_clears_the_boxs_copy_of_the_old_one():
+    """A new label (another language) is copied by the front end into the box's title too; a change of
+    ``tooltip`` to None makes it drop that copy, so the box ends with no tooltip of TeX or HTML."""
+    w = quiz.ask("01_self_attention_by_hand", "qkv-roles")
+    box = w.checkboxes[0]
+    changes = []
+    box.observe(lambda change: changes.append(change["new"]), names="tooltip")
+    w.language.value = "zh"
+    assert w.question.options[0].text["zh"] in box.description
+    assert changes[-1] is None and len(changes) >= 2 and box.tooltip is None
+    changes.clear()
+    w.refresh()  # same language, same label: nothing sent
+    assert changes == []
 
 
 def test_missing_answer_asks_and_is_not_recorded(home):
@@ -398,6 +446,21 @@ def test_progress_summary_and_reset_widget(home):
     assert ProgressStore().question(WELCOME, "show-solution") is None
     p.refresh_button.click()
     assert "0 / 4" in p.table.value
+
+
+def test_progress_text_fallback_follows_the_language(home):
+    """Without a widget front end (a terminal, an HTML export) the progress table is plain text, in Chinese too."""
+    w = quiz.ask(WELCOME, "show-solution")
+    w.options_box.value = w.question.option_index("b")
+    w.submit.click()
+    english = bundle(quiz.progress())["text/plain"]
+    assert "00_welcome: 1/4 answered, score 1.0, cards 0/2" in english
+    quiz.set_language("zh")
+    chinese = bundle(quiz.progress())["text/plain"]
+    assert chinese.splitlines()[0] == "你的测验进度"
+    assert "00_welcome：已答 1/4 题，得分 1.0，已记住卡片 0/2" in chinese
+    assert not re.search(r"answered|score|cards", chinese)  # no English word left in any line
+    assert len(chinese.splitlines()) == len(english.splitlines())  # one line per notebook in both
 
 
 @pytest.mark.slow

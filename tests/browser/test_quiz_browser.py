@@ -3,7 +3,8 @@
 Opens a notebook generated from the 00_welcome bank, runs every cell, then: picks a wrong answer and sees
 its explanation, picks the right one and sees "Correct", ticks a multiple choice, fills numeric blanks and
 sees them graded, flips a flashcard (by mouse and by keyboard), and switches one quiz to Chinese. Options with
-maths (from notebooks 01 and 07) must show it typeset by MathJax, never as ``$q_i$`` or ``q_i`` (issue 29).
+maths (from notebooks 01 and 07) must show it typeset by MathJax, never as ``$q_i$`` or ``q_i`` (issue 29), and
+their tooltips must be plain text (``q_i``), in English and, relabelled live, in Chinese.
 Expected texts come from the bank itself, so rewording a question does not break the test.
 
 No glyph may need an emoji font (issue 16): the page's rendered text is scanned for emoji and pictograph
@@ -158,6 +159,35 @@ def assert_options_typeset(quiz, question) -> None:
     assert not raw, f"options showing raw TeX or plain-text maths: {raw}"
 
 
+# Per option: the tooltip a reader gets when hovering each piece of its label (the title of the innermost element
+# with one), and the checkbox's own title if it has one.
+TOOLTIPS_JS = """quiz => [...quiz.querySelectorAll("label.widget-label-basic")].flatMap(label => {
+    const titles = [];
+    const walker = document.createTreeWalker(label, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        if (!node.textContent.trim()) continue;
+        const owner = node.parentElement.closest("[title]");
+        titles.push(owner ? owner.getAttribute("title") : "");
+    }
+    const box = label.querySelector("input");
+    if (box.hasAttribute("title")) titles.push(box.getAttribute("title"));
+    return titles;
+})"""
+
+
+def assert_plain_tooltips(quiz, timeout: float = 10) -> None:
+    """Hovering an option (its words, its maths or its box) shows plain text: no TeX (``$q_i$``), no HTML.
+    Retried for ``timeout`` seconds: after a relabelling the front end applies the kernel's messages in turn."""
+    deadline = time.monotonic() + timeout
+    while True:
+        titles = quiz.evaluate(TOOLTIPS_JS)
+        raw = [title for title in titles if re.search(r"[$\\<>]", title)]
+        if titles and not raw:
+            return
+        assert time.monotonic() < deadline, f"option tooltips showing TeX or HTML: {raw or 'no label found'}"
+        quiz.page.wait_for_timeout(200)
+
+
 def open_and_run_all(page, lab, url_path: str) -> None:
     """Open a notebook (JupyterLab ``lab/tree/...`` or Notebook 7 ``notebooks/...``) and run all cells."""
     page.goto(lab.url(url_path))
@@ -235,6 +265,13 @@ def test_quiz_in_jupyterlab(lab, page):
             xq.get_by_label(option_label(question.options[i].text["en"])).check()
         xq.get_by_role("button", name="Check answer").click()
         expect(xq).to_contain_text("✓ Correct")
+        assert_plain_tooltips(xq)
+        xq.get_by_role("button", name="中文").click()  # new labels: the front end copies them into the titles
+        expect(xq).to_contain_text("✓ 正确")
+        expect(xq.locator("label.widget-label-basic mjx-container")).to_have_count(
+            sum(len(MATH_SPAN.findall(o.text["zh"])) for o in question.options)
+        )
+        assert_plain_tooltips(xq)
         shot = lab.root / f"quiz_maths_{question.id}.png"
         xq.screenshot(path=str(shot))  # for humans checking the typeset options
         print(f"\nScreenshot: {shot}")

@@ -2,8 +2,9 @@
 
 Exports the banks with tools/export_banks.py next to a copy of web/quiz, serves that folder on 127.0.0.1, opens
 notebook 03's quiz in Debian's Chromium with every non-local request blocked, answers a single-choice question
-wrong then right and a fill-in question right, flips and marks a flashcard, switches to Chinese, and hands the
-browser's saved progress to the class report. 0 failed requests, 0 console errors. A screenshot is saved.
+wrong then right and a fill-in question right, flips and marks a flashcard, switches to Chinese (where emphasis is
+upright and bold, not slanted), and hands the browser's saved progress to the class report. 0 failed requests,
+0 console errors. A screenshot is saved.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from static_site import serve, watch  # noqa: E402
 from bertedu.teaching.quiz.banks import load_bank  # noqa: E402
 from bertedu.teaching.quiz.core import correct_answer, grade  # noqa: E402
 from bertedu.teaching.quiz.i18n import t  # noqa: E402
+from bertedu.teaching.quiz.render import markdown_to_html  # noqa: E402
 from bertedu.teaching.quiz.report import class_report, read_exports  # noqa: E402
 
 pytestmark = [pytest.mark.browser, pytest.mark.integration]  # Chromium and a local server
@@ -45,6 +47,17 @@ def site(tmp_path):
         yield url
 
 
+def emphasis_style(page, question_id: str) -> tuple[str, bool]:
+    """The computed font style of the first emphasis in a question's prompt, and whether it is not bold.
+    Returned as (style, True) for italic-not-bold or upright-and-bold, the two looks the quiz uses."""
+    style, weight = page.evaluate(
+        """id => { const em = document.querySelector(`section[data-question='${id}'] .bertedu-prompt em`);
+                   const s = getComputedStyle(em); return [s.fontStyle, Number(s.fontWeight)]; }""",
+        question_id,
+    )
+    return style, (weight >= 600) == (style == "normal")
+
+
 def test_quiz_page_grades_saves_and_switches_language(chromium_path, site, tmp_path):
     from playwright.sync_api import sync_playwright
 
@@ -53,6 +66,9 @@ def test_quiz_page_grades_saves_and_switches_language(chromium_path, site, tmp_p
     fill = next(q for q in bank.questions if q.type == "fill")
     wrong = next(i for i, o in enumerate(single.options) if not o.correct)
     right = correct_answer(single)
+    emphasised = next(
+        q for q in bank.questions if all("<em>" in markdown_to_html(q.prompt[lang]) for lang in ("en", "zh"))
+    )
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=str(chromium_path), headless=True, args=CHROMIUM_ARGS)
         try:
@@ -79,6 +95,8 @@ def test_quiz_page_grades_saves_and_switches_language(chromium_path, site, tmp_p
             f.locator("button.bertedu-check").click()
             assert f.locator(".bertedu-verdict").inner_text() == t("correct", "en")
 
+            assert emphasis_style(page, emphasised.id) == ("italic", True)  # English emphasis is italic
+
             deck = page.locator(".bertedu-flashcards")
             deck.locator("button.bertedu-flip").click()
             assert t("back", "en") in deck.locator(".bertedu-card").inner_text()
@@ -92,6 +110,7 @@ def test_quiz_page_grades_saves_and_switches_language(chromium_path, site, tmp_p
             q = page.locator(f"section[data-question='{single.id}']")
             assert q.locator("button.bertedu-check").inner_text() == t("check", "zh")
             assert "之前已作答" in q.locator(".bertedu-saved").inner_text()
+            assert emphasis_style(page, emphasised.id) == ("normal", True)  # CJK upright (no synthetic slant)
             saved = page.evaluate("() => localStorage.getItem('bertedu-progress')")
         finally:
             browser.close()

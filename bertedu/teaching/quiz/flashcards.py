@@ -14,7 +14,7 @@ import ipywidgets as widgets
 
 from bertedu.teaching.quiz.banks import Flashcard
 from bertedu.teaching.quiz.i18n import pick, t
-from bertedu.teaching.quiz.render import markdown_to_html, plain_text
+from bertedu.teaching.quiz.render import emphasis, markdown_to_html, plain_text
 from bertedu.teaching.quiz.store import get_store
 from bertedu.teaching.quiz.widgets import _BOX, _esc, _inline, _QuizWidget
 
@@ -103,7 +103,7 @@ class FlashcardDeck(_QuizWidget):
         )
         self.card.value = (
             f'<div style="{_BOX};min-height:5em" aria-live="polite">'
-            f"<p><small>{_esc(t(side, lang))}</small></p>{markdown_to_html(text)}</div>"
+            f"<p><small>{_esc(t(side, lang))}</small></p>{markdown_to_html(text, lang)}</div>"
         )
         self.previous.description = t("previous", lang)
         self.flip.description = t("flip", lang)
@@ -130,10 +130,10 @@ class FlashcardDeck(_QuizWidget):
 
     def static_html(self) -> str:
         lang = self.lang
-        fronts = "".join(f"<li>{_inline(pick(c.front, lang))}</li>" for c in self.cards)
+        fronts = "".join(f"<li>{_inline(pick(c.front, lang), lang)}</li>" for c in self.cards)
         return (
             f'<div class="bertedu-quiz-static" style="{_BOX}"><p><strong>{_esc(self._deck_title(lang))}</strong></p>'
-            f"<ol>{fronts}</ol><p><em>{_esc(t('static_cards', lang, n=len(self.cards)))}</em></p></div>"
+            f"<ol>{fronts}</ol><p>{emphasis(_esc(t('static_cards', lang, n=len(self.cards))), lang)}</p></div>"
         )
 
     def static_text(self) -> str:

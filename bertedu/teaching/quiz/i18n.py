@@ -147,6 +147,11 @@ UI: dict[str, dict[str, str]] = {
     "col_score": {"en": "Score (best per question)", "zh": "得分（每题取最好成绩）"},
     "col_cards": {"en": "Cards known", "zh": "已记住的卡片"},
     "total": {"en": "Total", "zh": "合计"},
+    # one notebook's line of the plain-text table (no widget front end: a terminal, text/plain)
+    "progress_line": {
+        "en": "{notebook}: {answered}/{total} answered, score {score}, cards {known}/{cards}",
+        "zh": "{notebook}：已答 {answered}/{total} 题，得分 {score}，已记住卡片 {known}/{cards}",
+    },
     "saved_in": {"en": "Saved in {path}", "zh": "保存在 {path}"},
     "progress_problem": {"en": "Problem with the progress file:", "zh": "进度文件有问题："},
     "refresh": {"en": "Refresh", "zh": "刷新"},

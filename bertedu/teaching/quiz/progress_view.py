@@ -87,10 +87,9 @@ class ProgressSummary(_QuizWidget):
         lang = self.lang
         lines = [t("progress_title", lang)]
         for r in self.rows:
-            lines.append(
-                f"  {r.notebook}: {r.answered}/{r.total} answered, score {r.score:.1f}, "
-                f"cards {r.cards_known}/{r.cards_total}"
-            )
+            counts = dict(answered=r.answered, total=r.total, score=f"{r.score:.1f}")
+            cards = dict(known=r.cards_known, cards=r.cards_total)
+            lines.append("  " + t("progress_line", lang, notebook=r.notebook, **counts, **cards))
         return "\n".join(lines)
 
 

@@ -32,7 +32,8 @@ Named children, by widget:
 - :class:`ResetConfirmation`: ``message``, ``confirm``, ``cancel``.
 
 Options are native checkboxes labelled with the option's text: ipywidgets typesets a checkbox's label with the
-front end's MathJax, and an option with Markdown (code, bold) gets an HTML label (``description_allow_html``).
+front end's MathJax, and an option with maths or Markdown (code, bold) gets an HTML label
+(``description_allow_html``) whose tooltip is its plain text (``q_i``, not ``$q_i$``; see :func:`_label_option`).
 A single choice uses checkboxes too, ticking one clears the others: ipywidgets' ``RadioButtons`` write their
 labels as plain text and never typeset them, so "$q_i$" would show as "q_i". The accessible name of an
 option is its label (maths read from MathJax's assistive MathML).
@@ -78,7 +79,7 @@ from bertedu.teaching.quiz.core import (
     solution_lines,
 )
 from bertedu.teaching.quiz.i18n import LANGUAGE_LABELS, LANGUAGES, pick, t
-from bertedu.teaching.quiz.render import markdown_to_html, plain_text
+from bertedu.teaching.quiz.render import emphasis, markdown_to_html, plain_text
 from bertedu.teaching.quiz.shuffle import option_order
 from bertedu.teaching.quiz.store import answer_record, get_store, option_ids
 
@@ -343,7 +344,7 @@ class QuestionWidget(_QuizWidget):
         lang = self.lang
         q = self.question
         self.title.value = f"<strong>{_esc(self._heading_text(lang))}</strong>"
-        self.prompt.value = markdown_to_html(pick(q.prompt, lang))
+        self.prompt.value = markdown_to_html(pick(q.prompt, lang), lang)
         self._relabel_controls()
         how = {"multiple": partial_credit_text(len(q.correct_indices), lang), "single": t("tick_one", lang)}
         self.scoring.value = f"<p><small>{_esc(how[q.type])}</small></p>" if q.type in how else ""
@@ -354,12 +355,12 @@ class QuestionWidget(_QuizWidget):
         )
         self.solution_button.tooltip = "" if self.result or self.previous else t("solution_locked", lang)
         self.hint.value = (
-            f'<div style="{_BOX}"><strong>{_esc(_heading(t("hint", lang), lang))}</strong> {markdown_to_html(pick(q.hint, lang))}</div>'
+            f'<div style="{_BOX}"><strong>{_esc(_heading(t("hint", lang), lang))}</strong> {markdown_to_html(pick(q.hint, lang), lang)}</div>'
             if self._show_hint and q.hint
             else ""
         )
         self.saved.value = (
-            f'<p role="status"><em>{_esc(self._saved_text(lang))}</em></p>'
+            f'<p role="status">{emphasis(_esc(self._saved_text(lang)), lang)}</p>'
             if self.previous and self.result is None
             else ""
         )
@@ -381,8 +382,8 @@ class QuestionWidget(_QuizWidget):
                 # the option as it reads in the list above, its Markdown and maths rendered
                 verdict = "chose_right" if o.correct else "chose_wrong"
                 before, after = t(verdict, lang, option="\0").split("\0")
-                line = f"{_esc(before)}{_inline(o.text)}{_esc(after)}"
-                items.append(f"<li>{line} {markdown_to_html(o.explanation)}</li>")
+                line = f"{_esc(before)}{_inline(o.text, lang)}{_esc(after)}"
+                items.append(f"<li>{line} {markdown_to_html(o.explanation, lang)}</li>")
         if r.kind == "multiple" and r.missed:  # on a single choice, a wrong pick already says it all
             items.append(f"<li>{_esc(missed_text(len(r.missed), lang))}</li>")
         if r.kind == "multiple" and not r.is_correct:  # the score above: say how it was counted
@@ -391,26 +392,26 @@ class QuestionWidget(_QuizWidget):
             items.append(f"<li>{_esc(blank_line(b, lang))}</li>")
         body = f"<ul>{''.join(items)}</ul>"
         if r.is_correct and r.explanation:
-            body += f"<p><strong>{_esc(_heading(t('explanation', lang), lang))}</strong></p>{markdown_to_html(r.explanation)}"
+            body += f"<p><strong>{_esc(_heading(t('explanation', lang), lang))}</strong></p>{markdown_to_html(r.explanation, lang)}"
         return f'<div role="status">{head}{body}</div>'
 
     def _solution_body(self, lang: str, *, explanation: bool = True) -> str:
         rows = "".join(
-            f"<li><strong>{_esc(mark)}</strong> {_inline(text)}"
-            f"{(' ' + markdown_to_html(exp)) if exp else ''}</li>"
+            f"<li><strong>{_esc(mark)}</strong> {_inline(text, lang)}"
+            f"{(' ' + markdown_to_html(exp, lang)) if exp else ''}</li>"
             for mark, text, exp in solution_lines(self.question, lang)
         )
         out = f"<ul>{rows}</ul>"
         text = pick(self.question.explanation, lang)
         if explanation and text:
-            out += f"<p><strong>{_esc(_heading(t('explanation', lang), lang))}</strong></p>{markdown_to_html(text)}"
+            out += f"<p><strong>{_esc(_heading(t('explanation', lang), lang))}</strong></p>{markdown_to_html(text, lang)}"
         return out
 
     def _solution_html(self, lang: str) -> str:
         """The solution, without repeating what the feedback above already shows."""
         r = self.result
         if r is not None and r.is_correct and r.options:  # the feedback already holds the whole solution
-            return f'<p role="status"><em>{_esc(t("solution_in_feedback", lang))}</em></p>'
+            return f'<p role="status">{emphasis(_esc(t("solution_in_feedback", lang)), lang)}</p>'
         shown = r is not None and r.is_correct and bool(r.explanation)  # fill-in: explanation is above
         body = self._solution_body(lang, explanation=not shown)
         return f'<div style="{_BOX}"><p><strong>{_esc(t("solution", lang))}</strong></p>{body}</div>'
@@ -422,11 +423,11 @@ class QuestionWidget(_QuizWidget):
     def static_html(self, *, footer: bool = True) -> str:
         lang = self.lang
         items = "".join(f"<li>{c}</li>" for c in self._static_controls(lang))
-        note = f"<p><em>{_esc(t('static_quiz', lang))}</em></p>" if footer else ""
+        note = f"<p>{emphasis(_esc(t('static_quiz', lang)), lang)}</p>" if footer else ""
         return (
             f'<div class="bertedu-quiz-static" style="{_BOX}">'
             f"<p><strong>{_esc(self._heading_text(lang))}</strong></p>"
-            f"{markdown_to_html(pick(self.question.prompt, lang))}"
+            f"{markdown_to_html(pick(self.question.prompt, lang), lang)}"
             f'<ul style="list-style:none;padding-left:1em">{items}</ul>{note}</div>'
         )
 
@@ -440,9 +441,9 @@ class QuestionWidget(_QuizWidget):
         return "\n".join(lines)
 
 
-def _inline(text: str) -> str:
-    """Markdown for a short text inside a list item (no surrounding paragraph)."""
-    out = markdown_to_html(text)
+def _inline(text: str, lang: str | None = None) -> str:
+    """Markdown for a short text inside a list item (no surrounding paragraph); ``lang`` as in markdown_to_html."""
+    out = markdown_to_html(text, lang)
     return out[3:-4] if out.startswith("<p>") and out.endswith("</p>") and out.count("<p>") == 1 else out
 
 
@@ -457,14 +458,36 @@ def _option_boxes(n: int) -> list[widgets.Checkbox]:
     ]
 
 
-def _label_option(box: widgets.Checkbox, text: str) -> None:
-    """Label an option's checkbox with its text. The front end typesets the maths of any checkbox label; an HTML
-    label only when the text has Markdown (the tooltip, ipywidgets' copy of the label, then shows the HTML)."""
-    rendered = _inline(text)
-    plain = rendered == _esc(text)
+def _label_option(box: widgets.Checkbox, text: str, lang: str | None = None) -> None:
+    """Label an option's checkbox with its text. The front end typesets the maths of any checkbox label.
+
+    A label that is plain text stays a text label. Any other (maths, Markdown) is an HTML label whose text sits in
+    a span titled with :func:`plain_text`: the front end copies the label, TeX and HTML as written, into the
+    ``title`` of the label and of the box, and a browser shows the innermost title, so hovering the label shows
+    "q_i", not "$q_i$". The box's copy is dropped when the front end draws the widget (``tooltip`` is None); a
+    new label (another language) sets it again, so :func:`_clear_box_title` drops it once more.
+    """
+    plain = plain_text(text)
+    rendered = _inline(text, lang)
+    is_text = plain == text and rendered == _esc(text)
+    # `$` and `\` as character references: the front end looks for maths in the label's source, attributes too
+    title = html.escape(plain, quote=True).replace("$", "&#36;").replace("\\", "&#92;")
+    label = text if is_text else f'<span title="{title}">{rendered}</span>'
+    if box.description == label and box.description_allow_html == (not is_text):
+        return
+    relabel = bool(box.description)
     with box.hold_sync():  # one message: the front end never shows the HTML as text, or the reverse
-        box.description_allow_html = not plain
-        box.description = text if plain else rendered
+        box.description_allow_html = not is_text
+        box.description = label
+    if relabel and not is_text:
+        _clear_box_title(box)
+
+
+def _clear_box_title(box: widgets.Checkbox) -> None:
+    """Make the front end drop the copy of a new label from the box's ``title``: ipywidgets' checkbox removes it
+    when ``tooltip`` changes to None (a tooltip is shown only on a checkbox without a label). Two messages."""
+    box.tooltip = " "
+    box.tooltip = None
 
 
 class SingleChoiceBoxes(widgets.VBox):
@@ -522,7 +545,7 @@ class SingleChoiceWidget(QuestionWidget):
     def _relabel_controls(self) -> None:
         for i, (box, option) in enumerate(zip(self.checkboxes, self.question.options)):
             text = pick(option.text, self.lang)
-            _label_option(box, text)
+            _label_option(box, text, self.lang)
             self.options_box.labels[i] = plain_text(text)
 
     @property
@@ -533,7 +556,7 @@ class SingleChoiceWidget(QuestionWidget):
         self.options_box.value = answer
 
     def _static_controls(self, lang: str) -> list[str]:
-        return [f"○ {_inline(pick(o.text, lang))}" for o in self.question.options]
+        return [f"○ {_inline(pick(o.text, lang), lang)}" for o in self.question.options]
 
 
 class MultipleChoiceWidget(QuestionWidget):
@@ -547,7 +570,7 @@ class MultipleChoiceWidget(QuestionWidget):
 
     def _relabel_controls(self) -> None:
         for box, option in zip(self.checkboxes, self.question.options):
-            _label_option(box, pick(option.text, self.lang))
+            _label_option(box, pick(option.text, self.lang), self.lang)
 
     @property
     def answer(self) -> tuple[int, ...]:
@@ -558,7 +581,7 @@ class MultipleChoiceWidget(QuestionWidget):
             box.value = i in answer
 
     def _static_controls(self, lang: str) -> list[str]:
-        return [f"☐ {_inline(pick(o.text, lang))}" for o in self.question.options]
+        return [f"☐ {_inline(pick(o.text, lang), lang)}" for o in self.question.options]
 
 
 class FillInWidget(QuestionWidget):
@@ -646,7 +669,7 @@ class QuizSection(_QuizWidget):
         parts = "".join(q.static_html(footer=False) for q in self.questions)
         return (
             f'<div class="bertedu-quiz-static"><h4>{_esc(self._section_title(lang))}</h4>{parts}'
-            f"<p><em>{_esc(t('static_quiz', lang))}</em></p></div>"
+            f"<p>{emphasis(_esc(t('static_quiz', lang)), lang)}</p></div>"
         )
 
     def static_text(self) -> str:
