@@ -4,6 +4,7 @@
     python benchmarks/run_all.py --quick    # fewer repeats, for checking the scripts (about 10 minutes)
     python benchmarks/run_all.py --only-ablations   # notebook 10's ablations alone, merged into the reports
     python benchmarks/run_all.py --only-robustness  # training under load and the score spread, merged likewise
+    python benchmarks/run_all.py --only-speed-table # what each optimisation of notebook 06's step buys, likewise
 
 Every figure is reported as min / median / max over repeated runs. Speed and memory are measured as
 ratios against Hugging Face transformers in the same run (never as absolute timed tests).
@@ -25,6 +26,7 @@ import bench_course  # noqa: E402
 import bench_quality  # noqa: E402
 import bench_robustness  # noqa: E402
 import bench_speed  # noqa: E402
+import bench_speedups  # noqa: E402
 import torch  # noqa: E402
 from common import LOADED_LIMIT, ROOT, Summary, machine, verdict  # noqa: E402
 
@@ -86,6 +88,8 @@ def headline(results: dict) -> list[str]:
         if ratio is not None:
             line += f"; beside a busy core {ratio:.2f}× the idle time (target ≤ {LOADED_LIMIT:g}×)"
         lines.append(line + ".")
+    if "speed_table" in results:
+        lines.append("- " + bench_speedups.headline(results["speed_table"]))
     for r in results["training"]:
         lines.append(
             f"- Training step time ratio, {r['name']}: {r['ratio_fast'].median:.2f} (fast path), "
@@ -369,6 +373,20 @@ def only_robustness(quick: bool = False, cache: str | None = None) -> int:
     return 1 if failures else 0
 
 
+def only_speed_table(quick: bool = False) -> int:
+    """Measure the speed table alone (what each optimisation of notebook 06's step buys) and merge it into
+    RESULTS.md's training-speed section and results.json (the other sections are left as the last full run
+    wrote them)."""
+    results = json.loads(RESULTS_JSON.read_text(encoding="utf-8")) if RESULTS_JSON.is_file() else {}
+    measured = bench_speedups.measure(quick=quick)
+    results["speed_table"] = serialise(measured)
+    report = RESULTS.read_text(encoding="utf-8") if RESULTS.is_file() else "# Benchmarks\n"
+    RESULTS.write_text(bench_speedups.merge(report, bench_speedups.section(measured)), encoding="utf-8")
+    RESULTS_JSON.write_text(json.dumps(results, indent=1) + "\n")
+    print(f"wrote the speed table of {RESULTS.relative_to(ROOT)} and {RESULTS_JSON.relative_to(ROOT)}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -391,6 +409,11 @@ def main(argv: list[str] | None = None) -> int:
         "--only-robustness",
         action="store_true",
         help="run only the robustness measurements (under load; score spread) and merge them into the reports",
+    )
+    parser.add_argument(
+        "--only-speed-table",
+        action="store_true",
+        help="measure only the speed table (what each optimisation of notebook 06's step buys) and merge it",
     )
     parser.add_argument(
         "--only-finetuning-quality",
@@ -419,6 +442,8 @@ def main(argv: list[str] | None = None) -> int:
         return only_robustness(quick=args.quick, cache=args.robustness_cache)
     if args.only_finetuning_quality:
         return only_finetuning_quality(quick=args.quick)
+    if args.only_speed_table:
+        return only_speed_table(quick=args.quick)
     repeats = 2 if args.quick else 5
     started = time.time()
     info = machine()
@@ -444,6 +469,9 @@ def main(argv: list[str] | None = None) -> int:
         for name, cfg, b, t in configs
     ]
     sections += training_section(results["training"])
+    print("2/5 training speed: what each optimisation of notebook 06's step buys ...", flush=True)
+    results["speed_table"] = bench_speedups.measure(quick=args.quick)
+    sections += bench_speedups.section(results["speed_table"])
 
     print("3/5 inference ...", flush=True)
     results["inference"] = bench_speed.inference(

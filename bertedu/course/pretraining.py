@@ -50,16 +50,18 @@ def course_config(**overrides: Any) -> PretrainingConfig:
     ``data/simple_sentences.txt``,
     evaluated on ``data/mlm_eval.tsv`` and ``data/nsp_eval.tsv``. ``overrides`` change single settings.
 
-    Where it departs from the paper's settings (``PretrainingConfig``'s defaults), a 40-second budget is the
-    reason: 30 % of the tokens are selected for MLM instead of 15 % (twice the prediction targets per
+    Where it departs from the paper's settings (``PretrainingConfig``'s defaults), a budget of about a minute
+    on one CPU thread is the reason: 30 % of the tokens are selected for MLM instead of 15 % (twice the prediction targets per
     batch), dropout is off (the risk in 1,000 steps is learning too little, not overfitting), and the
     learning rate is 3e-3 instead of 1e-4 (a tiny model tolerates, and needs, bigger steps). Training uses
-    the fused attention kernel (``attn_implementation="sdpa"``, the same maths, faster).
+    the fused attention kernel (``attn_implementation="sdpa"``, the same maths; at our ~20 tokens per example
+    it is within a few per cent of the explicit path: the speed table in ``benchmarks/RESULTS.md`` §2 shows
+    what each of the recipe's optimisations buys).
 
     One CPU thread, fixed. Fixed, because floating-point sums depend on how work is split between threads:
     the same recipe then gives the same weights on a given machine whatever thread setting the caller has.
     One, because it is robust: the matrices of this tiny model are too small for threads to pay off much
-    (two threads save about a fifth of the time on an idle machine), while threads wait for each other
+    (two threads save a fifth to a quarter of the time on an idle machine), while threads wait for each other
     hundreds of times per step, so on a two-core machine where another program keeps a core busy two
     threads made training 3-12 times slower, and one thread was not slower at all (``make bench`` measures
     both, idle and loaded: ``benchmarks/RESULTS.md``).
