@@ -5,6 +5,7 @@
     python benchmarks/run_all.py --only-ablations   # notebook 10's ablations alone, merged into the reports
     python benchmarks/run_all.py --only-robustness  # training under load and the score spread, merged likewise
     python benchmarks/run_all.py --only-speed-table # what each optimisation of notebook 06's step buys, likewise
+    python benchmarks/run_all.py --only-course      # the course run time (idle, Chinese, loaded), likewise
 
 Every figure is reported as min / median / max over repeated runs. Speed and memory are measured as
 ratios against Hugging Face transformers in the same run (never as absolute timed tests).
@@ -174,7 +175,8 @@ def course_section(course: dict) -> list[str]:
         "Every notebook executed headless with nbclient (a fresh kernel each, as `make test` does). *Idle*: "
         "the machine as it is, repeated; *中文*: the Chinese edition (`notebooks/zh/`), once; *loaded*: once "
         "more beside one `while True: pass` process (a busy core), with the loaded / idle ratio (target for "
-        f"the whole course: at most {LOADED_LIMIT:g}×).",
+        f"the whole course: at most {LOADED_LIMIT:g}×)."
+        + (f" Measured {course['date']}." if "date" in course else ""),
         "",
         "| notebook | idle: seconds (min / median / max) | target | | 中文 (s) | loaded (s) | loaded / idle |",
         "|---|---|---|---|---|---|---|",
@@ -329,6 +331,34 @@ def only_ablations(quick: bool = False, cache: str | None = None) -> int:
 
 
 QUALITY_HEADING = "## 4. Quality"
+COURSE_HEADING = "## 1. Course run time"
+
+
+def replace_section(report: str, heading: str, lines: list[str]) -> str:
+    """``report`` (RESULTS.md) with the numbered section that starts with ``heading`` replaced by ``lines``."""
+    before, found, rest = report.partition(heading)
+    if not found or "\n## " not in rest:
+        raise SystemExit(f"{RESULTS.relative_to(ROOT)} has no section {heading!r} to replace: run make bench")
+    after = "\n## " + rest.split("\n## ", 1)[1]
+    return before.rstrip("\n") + "\n\n" + "\n".join(lines).rstrip("\n") + "\n" + after
+
+
+def only_course(quick: bool = False) -> int:
+    """Re-measure the course run time alone (section 1: idle, Chinese, beside a busy core) and merge it into
+    RESULTS.md, results.json and the README; the other sections stay as their last runs wrote them."""
+    results = deserialise(json.loads(RESULTS_JSON.read_text(encoding="utf-8")))
+    results["course"] = bench_course.measure(repeats=1 if quick else 3)
+    results["course"]["date"] = machine()["date"]
+    RESULTS.write_text(
+        replace_section(
+            RESULTS.read_text(encoding="utf-8"), COURSE_HEADING, course_section(results["course"])
+        ),
+        encoding="utf-8",
+    )
+    RESULTS_JSON.write_text(json.dumps(serialise(results), indent=1) + "\n")
+    update_readme(results)
+    print(f"wrote the course run time of {RESULTS.relative_to(ROOT)} and {RESULTS_JSON.relative_to(ROOT)}")
+    return 0
 
 
 def only_finetuning_quality(quick: bool = False) -> int:
@@ -337,14 +367,11 @@ def only_finetuning_quality(quick: bool = False) -> int:
     wrote it (for a change of the fine-tuning data, issue 27)."""
     results = deserialise(json.loads(RESULTS_JSON.read_text(encoding="utf-8")))
     results["quality"]["finetuning"] = bench_quality.finetuning_quality(seeds=1 if quick else 3)
-    report = RESULTS.read_text(encoding="utf-8")
-    before, found, rest = report.partition(QUALITY_HEADING)
-    if not found or "\n## " not in rest:
-        raise SystemExit(f"{RESULTS.relative_to(ROOT)} has no quality section to replace: run make bench")
-    after = "\n## " + rest.split("\n## ", 1)[1]
-    lines = bench_quality.section(results["quality"])
     RESULTS.write_text(
-        before.rstrip("\n") + "\n\n" + "\n".join(lines).rstrip("\n") + "\n" + after, encoding="utf-8"
+        replace_section(
+            RESULTS.read_text(encoding="utf-8"), QUALITY_HEADING, bench_quality.section(results["quality"])
+        ),
+        encoding="utf-8",
     )
     RESULTS_JSON.write_text(json.dumps(serialise(results), indent=1) + "\n")
     update_readme(results)
@@ -411,6 +438,11 @@ def main(argv: list[str] | None = None) -> int:
         help="run only the robustness measurements (under load; score spread) and merge them into the reports",
     )
     parser.add_argument(
+        "--only-course",
+        action="store_true",
+        help="re-measure only the course run time (section 1) and merge it into the reports and the README",
+    )
+    parser.add_argument(
         "--only-speed-table",
         action="store_true",
         help="measure only the speed table (what each optimisation of notebook 06's step buys) and merge it",
@@ -444,6 +476,8 @@ def main(argv: list[str] | None = None) -> int:
         return only_finetuning_quality(quick=args.quick)
     if args.only_speed_table:
         return only_speed_table(quick=args.quick)
+    if args.only_course:
+        return only_course(quick=args.quick)
     repeats = 2 if args.quick else 5
     started = time.time()
     info = machine()

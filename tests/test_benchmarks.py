@@ -216,3 +216,36 @@ def test_scaling_guide_quotes_the_committed_tokens_per_second():
         for value, key in zip(quoted, ["1 process", "2 processes", "1 process, 2 threads"], strict=True):
             median = measured["tokens_per_s"][key]["median"]
             assert abs(value - median) <= 0.01 * median, (row, key, median)
+
+
+def test_only_course_replaces_section_one_and_keeps_the_others(tmp_path, monkeypatch):
+    import json
+
+    import bench_course
+    import run_all
+
+    report = "# B\n\n## 1. Course run time\n\nold table\n\n## 2. Training speed\n\nkept\n"
+    (tmp_path / "RESULTS.md").write_text(report, encoding="utf-8")
+    (tmp_path / "results.json").write_text(json.dumps({"inference": {"kept": 1}}), encoding="utf-8")
+    monkeypatch.setattr(run_all, "RESULTS", tmp_path / "RESULTS.md")
+    monkeypatch.setattr(run_all, "RESULTS_JSON", tmp_path / "results.json")
+    monkeypatch.setattr(run_all, "ROOT", tmp_path)
+    updated = []
+    monkeypatch.setattr(run_all, "update_readme", lambda results: updated.append(results))
+    names = ["00_welcome.ipynb", "06_mini_pretraining.ipynb"]
+    course = {
+        "notebooks": {n: Summary([9.0, 10.0, 11.0], "s") for n in names},
+        "total": Summary([19.0, 20.0, 21.0], "s"),
+        "loaded_total": Summary([30.0], "s"),
+    }
+    monkeypatch.setattr(bench_course, "measure", lambda repeats: course)
+    assert run_all.main(["--only-course"]) == 0
+    text = (tmp_path / "RESULTS.md").read_text(encoding="utf-8")
+    assert "old table" not in text and "## 2. Training speed\n\nkept" in text
+    assert "| **whole course** | 19.0 / 20.0 / 21.0 s |" in text and "Measured 20" in text
+    saved = json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))
+    assert saved["inference"] == {"kept": 1} and saved["course"]["total"]["median"] == 20.0
+    assert updated and updated[0]["course"]["loaded_total"].median == 30.0
+    (tmp_path / "RESULTS.md").write_text("# B\n\n## 2. Training speed\n", encoding="utf-8")
+    with pytest.raises(SystemExit, match="no section"):
+        run_all.main(["--only-course"])
