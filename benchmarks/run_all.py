@@ -5,6 +5,7 @@
     python benchmarks/run_all.py --only-ablations   # notebook 10's ablations alone, merged into the reports
     python benchmarks/run_all.py --only-robustness  # training under load and the score spread, merged likewise
     python benchmarks/run_all.py --only-speed-table # what each optimisation of notebook 06's step buys, likewise
+    python benchmarks/run_all.py --only-recipe-budget  # notebook 06's quality with fewer steps, likewise
     python benchmarks/run_all.py --only-course      # the course run time (idle, Chinese, loaded), likewise
 
 Every figure is reported as min / median / max over repeated runs. Speed and memory are measured as
@@ -25,6 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_ablations  # noqa: E402
 import bench_course  # noqa: E402
 import bench_quality  # noqa: E402
+import bench_recipe_budget  # noqa: E402
 import bench_robustness  # noqa: E402
 import bench_speed  # noqa: E402
 import bench_speedups  # noqa: E402
@@ -414,6 +416,23 @@ def only_speed_table(quick: bool = False) -> int:
     return 0
 
 
+def only_recipe_budget(quick: bool = False) -> int:
+    """Measure what a smaller recipe costs (notebook 06's quality after fewer steps) alone and merge it into
+    RESULTS.md's training-speed section and results.json (the other sections are left as they were)."""
+    results = json.loads(RESULTS_JSON.read_text(encoding="utf-8")) if RESULTS_JSON.is_file() else {}
+    measured = bench_recipe_budget.measure(quick=quick)
+    results["recipe_budget"] = serialise(measured)
+    report = RESULTS.read_text(encoding="utf-8") if RESULTS.is_file() else "# Benchmarks\n"
+    RESULTS.write_text(
+        bench_recipe_budget.merge(report, bench_recipe_budget.section(measured)), encoding="utf-8"
+    )
+    RESULTS_JSON.write_text(json.dumps(results, indent=1) + "\n")
+    print(
+        f"wrote the recipe-budget table of {RESULTS.relative_to(ROOT)} and {RESULTS_JSON.relative_to(ROOT)}"
+    )
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -448,6 +467,11 @@ def main(argv: list[str] | None = None) -> int:
         help="measure only the speed table (what each optimisation of notebook 06's step buys) and merge it",
     )
     parser.add_argument(
+        "--only-recipe-budget",
+        action="store_true",
+        help="measure only what a smaller recipe costs (notebook 06's quality after fewer steps) and merge it",
+    )
+    parser.add_argument(
         "--only-finetuning-quality",
         action="store_true",
         help="re-measure only notebook 07's fine-tuning quality (after a change of data/finetune/) and merge it",
@@ -476,6 +500,8 @@ def main(argv: list[str] | None = None) -> int:
         return only_finetuning_quality(quick=args.quick)
     if args.only_speed_table:
         return only_speed_table(quick=args.quick)
+    if args.only_recipe_budget:
+        return only_recipe_budget(quick=args.quick)
     if args.only_course:
         return only_course(quick=args.quick)
     repeats = 2 if args.quick else 5
@@ -506,6 +532,15 @@ def main(argv: list[str] | None = None) -> int:
     print("2/5 training speed: what each optimisation of notebook 06's step buys ...", flush=True)
     results["speed_table"] = bench_speedups.measure(quick=args.quick)
     sections += bench_speedups.section(results["speed_table"])
+    if not args.skip_quality:  # it trains models: skipped with the quality section, the last table kept
+        print("2/5 training speed: what a smaller recipe costs (notebook 06's quality) ...", flush=True)
+        results["recipe_budget"] = bench_recipe_budget.measure(quick=args.quick)
+    elif RESULTS_JSON.is_file():
+        previous_budget = json.loads(RESULTS_JSON.read_text(encoding="utf-8")).get("recipe_budget")
+        if previous_budget is not None:
+            results["recipe_budget"] = deserialise(previous_budget)
+    if "recipe_budget" in results:
+        sections += bench_recipe_budget.section(results["recipe_budget"])
 
     print("3/5 inference ...", flush=True)
     results["inference"] = bench_speed.inference(

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from bertedu.core.config import ATTN_IMPLEMENTATIONS, PRESETS
 from bertedu.course import course_config
-from bertedu.scaleout.distributed import ProcessGroupError
+from bertedu.scaleout.distributed import ProcessGroupError, launched_rank
 from bertedu.scaleout.shards import is_shard_folder
 from bertedu.training.checkpoint import prepare_output
 from bertedu.training.optim import TrainingDivergedError
@@ -225,7 +225,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     output = Path(args.output) if args.output else args.output  # "" stays "": real_target names it
     logging.basicConfig(level=logging.WARNING, format="%(message)s")
-    main_process = os.environ.get("RANK", "0") == "0"  # under torchrun, process 0 does the talking
+    main_process = launched_rank() == 0  # under torchrun, process 0 does the talking
     try:
         config = _config_from_args(args, output)
         with warnings.catch_warnings():  # warnings (a diverged run, a skipped line) as one line each

@@ -1,4 +1,5 @@
-"""Small helpers shared by several modules: seeding, locating the repository's files, a file's SHA-256.
+"""Small helpers shared by several modules: seeding (and a seed from parts), a block on N CPU threads, locating
+the repository's files, a file's SHA-256.
 
 Introduced in notebook 00 (``set_seed`` is the first call of every notebook). Writing files and folders
 so that a crash never leaves half of one is :mod:`bertedu.files`.
@@ -39,6 +40,26 @@ def set_seed(seed: int = DEFAULT_SEED, *, deterministic: bool = True) -> int:
     if deterministic:
         torch.use_deterministic_algorithms(True)
     return seed
+
+
+def stable_seed(*parts: int | str) -> int:
+    """A 63-bit seed from ints/strings, the same in every process and on every machine (unlike ``hash``)."""
+    digest = hashlib.blake2b(repr(parts).encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "little") >> 1
+
+
+@contextlib.contextmanager
+def cpu_threads(n: int | None):
+    """Run the block with ``n`` CPU threads (``None``: unchanged), then restore the previous setting."""
+    import torch
+
+    before = torch.get_num_threads()
+    if n is not None:
+        torch.set_num_threads(n)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
 
 
 def repo_root() -> Path:

@@ -10,7 +10,6 @@ loop, checkpoints, the course helpers and the command line run real training, no
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 
 import lanes
@@ -29,7 +28,6 @@ if os.environ.get("PYTEST_XDIST_WORKER") and os.environ.get("BERTEDU_HOME"):
     os.environ["BERTEDU_HOME"] = str(_home)
 
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
 from notebook_order import shares_course_model  # noqa: E402  (tools/ is not a package)
 
 

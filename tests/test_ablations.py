@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import math
-import sys
 from pathlib import Path
 
 import pytest
@@ -224,6 +223,27 @@ def test_reduced_and_full_settings():
     assert FULL["steps"] == course_config().steps and FULL["batch_size"] == course_config().batch_size
 
 
+@pytest.mark.integration  # the left-to-right run trains in a second process
+@pytest.mark.slow
+def test_background_reduced_run_gives_the_records_of_the_plain_one(tmp_path, monkeypatch):
+    """Notebook 10's reduced run trains ``ltr`` in a second process while ``bert`` trains here: the same records
+    (scores to float rounding; each run is one thread either way) as training both here, one after the other."""
+    monkeypatch.setenv("BERTEDU_SIDE_RUNS", str(tmp_path / "cache"))  # a cache of its own
+    assert REDUCED["background"] is True
+    small = dict(steps=6, stop_after=3, batch_size=4, tasks=(), probe=False, progress=False)
+    together = ablations.run_ablations(("bert", "ltr"), (0,), background=True, **small)
+    with pretrain_module.cpu_threads(1):
+        one_by_one = ablations.run_ablations(("bert", "ltr"), (0,), **small)
+    assert [r["variant"] for r in together] == ["bert", "ltr"] == [r["variant"] for r in one_by_one]
+    for a, b in zip(together, one_by_one):
+        assert a["trained_steps"] == b["trained_steps"] == 3
+        assert a["scores"].keys() == b["scores"].keys() and a["scores"]
+        assert all(math.isclose(a["scores"][k], b["scores"][k], abs_tol=1e-6) for k in a["scores"]), (a, b)
+    assert len(list((tmp_path / "cache").glob("ltr-*.pt"))) == 1  # the second process's run, cached
+    with pytest.raises(ValueError, match="one seed"):
+        ablations.run_ablations(("bert", "ltr"), (0, 1), background=True, **small)
+
+
 # --- measuring ------------------------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def tokenizer():
@@ -352,7 +372,6 @@ def test_plot_has_the_three_groups():
 
 # --- the report and the committed results -----------------------------------------------------------------------
 def test_report_section_renders_records():
-    sys.path.insert(0, str(ROOT / "benchmarks"))
     import bench_ablations
     import run_all
 

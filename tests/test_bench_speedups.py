@@ -4,22 +4,17 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import sys
-from pathlib import Path
-
-import pytest
-import torch
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
 import bench_speedups  # noqa: E402
+import pytest
+import torch
 from common import Summary  # noqa: E402
 
 from bertedu.core.model import BertForPreTraining  # noqa: E402
 from bertedu.course import course_config  # noqa: E402
-from bertedu.scaleout.distributed import cpu_threads  # noqa: E402
 from bertedu.training.optim import make_optimizer  # noqa: E402
 from bertedu.training.pretrain import model_config  # noqa: E402
+from bertedu.utils import cpu_threads  # noqa: E402
 
 
 @pytest.fixture(scope="module")

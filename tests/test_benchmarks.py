@@ -2,14 +2,8 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
-
 import bench_quality  # noqa: E402
+import pytest
 from common import Summary  # noqa: E402
 
 

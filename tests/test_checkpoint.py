@@ -7,6 +7,7 @@ import stat
 import pytest
 import torch
 
+from bertedu.core.config import BertConfig
 from bertedu.core.model import BertForPreTraining
 from bertedu.training.checkpoint import (
     CHECKPOINT_FORMAT,
@@ -14,7 +15,9 @@ from bertedu.training.checkpoint import (
     is_checkpoint,
     load_checkpoint,
     prepare_output,
+    save_checkpoint,
 )
+from bertedu.training.optim import make_optimizer
 from bertedu.training.pretrain import pretrain
 
 
@@ -59,6 +62,70 @@ def test_checkpoint_loads_in_transformers_with_the_same_logits(tiny_run, tmp_pat
         b = hf_model(**theirs)
     torch.testing.assert_close(a.prediction_logits, b.prediction_logits, atol=1e-5, rtol=1e-5)
     torch.testing.assert_close(a.seq_relationship_logits, b.seq_relationship_logits, atol=1e-5, rtol=1e-5)
+
+
+def save_sdpa_checkpoint(directory, word_tokenizer) -> BertForPreTraining:
+    """A 1-layer model that trains with the fused attention ("sdpa"), saved as a checkpoint at step 1 of 4."""
+    tokenizer = word_tokenizer(["the", "cat", "sat", "on", "mat"])
+    config = BertConfig(
+        vocab_size=tokenizer.vocab_size,
+        hidden_size=16,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=32,
+        attn_implementation="sdpa",
+    )
+    torch.manual_seed(0)
+    model = BertForPreTraining(config)
+    optimizer, scheduler = make_optimizer(model, lr=1e-3, weight_decay=0.01, warmup_steps=1, total_steps=4)
+    save_checkpoint(
+        directory,
+        model=model,
+        tokenizer=tokenizer,
+        optimizer=optimizer,
+        scheduler=scheduler,
+        step=1,
+        run_config={"steps": 4},
+        history=[],
+    )
+    return model
+
+
+def test_checkpoint_writes_config_json_once_with_the_teaching_attention(
+    word_tokenizer, tmp_path, monkeypatch
+):
+    """The architecture review's 3.2: config.json was written by save_pretrained, then overwritten. It is written
+    once now, with the same bytes as before: the explicit attention and the model's class."""
+    written = []
+    to_json_file = BertConfig.to_json_file
+    monkeypatch.setattr(
+        BertConfig, "to_json_file", lambda self, path: written.append(path.name) or to_json_file(self, path)
+    )
+    out = tmp_path / "run"
+    model = save_sdpa_checkpoint(out, word_tokenizer)
+    assert written == ["config.json"]
+    expected = model.config.replace(attn_implementation="eager", architectures=["BertForPreTraining"])
+    assert (out / "config.json").read_text(encoding="utf-8") == expected.to_json_string()
+    assert model.config.attn_implementation == "sdpa"  # the model in memory keeps training with the fused one
+    ckpt = load_checkpoint(out)
+    assert ckpt.model.config.attn_implementation == "eager" and ckpt.step == 1 and not ckpt.complete
+    assert all(torch.equal(v, ckpt.model.state_dict()[k]) for k, v in model.state_dict().items())
+
+
+@pytest.mark.slow
+def test_checkpoint_config_json_is_read_by_transformers(word_tokenizer, tmp_path):
+    transformers = pytest.importorskip("transformers")
+    out = tmp_path / "run"
+    model = save_sdpa_checkpoint(out, word_tokenizer).eval()
+    hf_model, info = transformers.BertForPreTraining.from_pretrained(out, output_loading_info=True)
+    assert not info["missing_keys"] and not info["unexpected_keys"]
+    assert hf_model.config.architectures == ["BertForPreTraining"]
+    ids = torch.tensor([[2, 5, 6, 7, 3, 0]])  # [CLS] the cat sat [SEP] [PAD]
+    mask = (ids != 0).long()
+    with torch.no_grad():
+        ours = model(ids, mask)
+        theirs = hf_model.eval()(input_ids=ids, attention_mask=mask)
+    torch.testing.assert_close(ours.prediction_logits, theirs.prediction_logits, atol=1e-5, rtol=1e-5)
 
 
 @pytest.mark.slow

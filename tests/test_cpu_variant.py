@@ -25,7 +25,6 @@ pytest.importorskip("nbval")
 ROOT = Path(__file__).resolve().parents[1]
 TOOL = ROOT / "tools" / "cpu_variant.py"
 
-sys.path.insert(0, str(ROOT / "tools"))
 import cpu_variant  # noqa: E402
 
 TRAIN = """\

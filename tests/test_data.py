@@ -369,6 +369,20 @@ def test_each_epoch_is_covered_once_in_batches(documents, tokenizer):
         next(bucketed_batches(dataset, PretrainingCollator(tokenizer), 0))
 
 
+def test_a_dataset_of_tokenized_documents_gives_the_same_items(documents, tokenizer):
+    """The shards' constructor (documents tokenized already) and the text one agree item for item, epoch after epoch."""
+    text = PretrainingDataset(documents, tokenizer, num_pairs=30, seed=3, max_length=24)
+    ids = [[tokenizer.convert_tokens_to_ids(tokenizer.tokenize(s)) for s in doc] for doc in documents]
+    tokens = PretrainingDataset.from_token_documents(ids, tokenizer, num_pairs=30, seed=3, max_length=24)
+    for epoch in (0, 1):
+        text.set_epoch(epoch)
+        tokens.set_epoch(epoch)
+        assert len(tokens) == len(text) == 30
+        assert [tokens[i] for i in range(30)] == [text[i] for i in range(30)]
+    with pytest.raises(ValueError, match="num_pairs"):
+        PretrainingDataset.from_token_documents(ids, tokenizer, num_pairs=0)
+
+
 def test_works_with_a_torch_dataloader(documents, tokenizer):
     dataset = PretrainingDataset(documents, tokenizer)
     loader = torch.utils.data.DataLoader(

@@ -14,7 +14,6 @@ from bertedu.core.config import BertConfig
 from bertedu.core.masking import mask_tokens
 from bertedu.core.model import BertForPreTraining
 from bertedu.core.tokenizer import train_tokenizer
-from bertedu.scaleout.distributed import cpu_threads
 from bertedu.training.data import read_corpus
 from bertedu.training.diagnose import (
     LN2,
@@ -26,7 +25,7 @@ from bertedu.training.diagnose import (
     reference_band,
 )
 from bertedu.training.pretrain import PretrainingConfig, pretraining_batches
-from bertedu.utils import data_path
+from bertedu.utils import cpu_threads, data_path
 
 STEPS, LEARNING_RATE = 40, 5e-3
 

@@ -134,7 +134,7 @@ def test_key_mask_correct_passes_and_matches_package():
 @pytest.mark.parametrize(
     "fn, expected_words",
     [
-        (lambda m: m[:, None, :, None].bool(), ["*queries*", "(B, 1, 1, T)"]),
+        (lambda m: m[:, None, :, None].bool(), ["*rows* (queries)", "(B, 1, 1, T)"]),
         (lambda m: m[:, None, None, :], ["boolean", ".bool()"]),
         (lambda m: m[:, None, None, :] == 0, ["inverted"]),
         (lambda m: (m[:, None, :, None] * m[:, None, None, :]).bool(), ["[PAD] queries", "NaN"]),

@@ -140,7 +140,7 @@ def buggy_head_entropy(attn, attention_mask):
 def test_the_starter_bug_is_the_wrong_axis():
     passed, message = ex.check_fix_head_entropy(buggy_head_entropy)
     assert not passed, message
-    assert "wrong axis" in message and "*column*" in message and "axis=-1" in message
+    assert "Wrong axis" in message and "*column*" in message and "axis=-1" in message
     assert "hides on a sentence without padding" in message
 
 
@@ -180,7 +180,7 @@ def test_fix_head_entropy_correct_answers_pass(fn):
 @pytest.mark.parametrize(
     "fn, expected_words",
     [
-        (buggy_head_entropy, ["wrong axis"]),
+        (buggy_head_entropy, ["Wrong axis"]),
         (lambda a, m: (-_plogp(a).sum(axis=-1)).mean(), ["[PAD] query rows", "attention_mask is 1"]),
         (
             lambda a, m: (-_plogp(a).sum(axis=0)).mean(),

@@ -207,7 +207,7 @@ def test_the_kept_symbols_are_in_dejavu_sans():
 
 def test_checking_the_code_a_notebook_hands_out_does_not_open_the_solution():
     ex = Exercise("fix", "p", _is_four, solution_code="answer = 4")
-    result = ex.check(3, given=True)  # a find-the-bug exercise's buggy code: the check names the bug ...
+    result = ex.check(3, given=True)  # a find-the-bug exercise's buggy code: the check shows the symptom ...
     assert not result.passed and result.attempted
     assert "answer = 4" not in ex.solution()._repr_markdown_()  # ... but the student has not tried yet
     ex.check(3)
@@ -215,8 +215,9 @@ def test_checking_the_code_a_notebook_hands_out_does_not_open_the_solution():
 
 
 def test_every_find_the_bug_check_of_the_handed_out_code_is_marked_given():
-    """In each notebook, a check that directly follows the handed-out buggy code (a code cell without a solution
-    region, before the student's own version) says ``given=True``; the student's own check does not."""
+    """In each notebook, a check that follows the handed-out buggy code (a code cell without a solution region,
+    directly or after one cell that runs it, before the student's own version, reference-only cells aside) says
+    ``given=True``; the student's own check does not."""
     import re
 
     import nbformat
@@ -228,8 +229,13 @@ def test_every_find_the_bug_check_of_the_handed_out_code_is_marked_given():
         for i, cell in enumerate(cells[1:-1], start=1):
             if cell.cell_type != "code" or not re.match(r"ex\.\w+\.check\(", cell.source.strip()):
                 continue
-            before, after = cells[i - 1].source, cells[i + 1].source
-            handed_out = bool(re.search(r"^(def|class) ", before, re.M)) and "BEGIN SOLUTION" not in before
+            # the next cell a student sees (a reference-only cell, tagged "solution", is not in the student edition)
+            later = [c for c in cells[i + 1 :] if "solution" not in c.metadata.get("tags", [])]
+            before, after = cells[i - 1].source, later[0].source if later else ""
+            handed_out = "BEGIN SOLUTION" not in before and any(
+                re.search(r"^(def|class) ", cell.source, re.M) and "BEGIN SOLUTION" not in cell.source
+                for cell in cells[max(0, i - 2) : i]
+            )
             if handed_out and "BEGIN SOLUTION" in after:
                 found += 1
                 assert "given=True" in cell.source, f"{path.name} cell {i}: the handed-out code's check"
@@ -237,4 +243,4 @@ def test_every_find_the_bug_check_of_the_handed_out_code_is_marked_given():
                 assert "given=True" not in cell.source, (
                     f"{path.name} cell {i}: a student's check marked given"
                 )
-    assert found >= 9
+    assert found >= 11

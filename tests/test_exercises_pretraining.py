@@ -77,7 +77,7 @@ def test_fix_eval_dropout_solution_passes_and_keeps_the_global_rng():
 @pytest.mark.slow
 def test_fix_eval_dropout_catches_the_bug():
     ok, msg = ex.check_fix_eval_dropout(buggy_top1_word)
-    assert not ok and "dropout is still on" in msg and "model.eval()" in msg, msg
+    assert not ok and "Dropout is still on" in msg and "model.eval()" in msg, msg
 
 
 @pytest.mark.slow
@@ -122,7 +122,7 @@ def test_feedback_prompts_hints_and_solutions_follow_the_language(monkeypatch):
         (lambda: ex.check_lr_schedule(lambda s: 1e-3 * (1000 - s) / 1000), "no warm-up", "没有预热"),
         (lambda: ex.check_lr_schedule(late), "0.00051, expected 0.0005 (or", "0.00051，应为 0.0005（如果"),
         (lambda: ex.check_lr_schedule(lambda s: "0.001"), "returned '0.001'", "lr_at(0) 返回了 '0.001'"),
-        (lambda: ex.check_fix_eval_dropout(buggy_top1_word), "dropout is still on", "dropout 仍然开着"),
+        (lambda: ex.check_fix_eval_dropout(buggy_top1_word), "Dropout is still on", "dropout 仍然开着"),
         (lambda: ex.check_training_step(no_zero_grad_step), "never reset", "梯度从来没有清零"),
         (
             lambda: ex.check_training_step(lambda *args: None),

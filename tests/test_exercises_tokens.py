@@ -187,10 +187,10 @@ def test_input_embeddings_correct_passes():
     "kwargs, expected_words",
     [
         (dict(offset=1, eps=1e-5), ["2 problems left", "start at 1", "1e-5"]),
-        (dict(offset=1), ["start at 1", "row 0"]),
+        (dict(offset=1), ["start at 1", "W_position[i+1]"]),
         (dict(eps=1e-5), ["eps = 1e-5", "1e-12"]),
         (dict(segment=False), ["W_segment[s_i] is missing"]),
-        (dict(layer_norm=False), ["LayerNorm is missing"]),
+        (dict(layer_norm=False), ["not normalised", "without the LayerNorm"]),
     ],
 )
 def test_input_embeddings_bugs_are_named(kwargs, expected_words):

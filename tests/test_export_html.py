@@ -9,7 +9,6 @@ tests/browser/test_html_export_browser.py.
 from __future__ import annotations
 
 import re
-import sys
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -18,7 +17,6 @@ import pytest
 from bs4 import BeautifulSoup
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
 
 import export_html  # noqa: E402
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import copy
 import re
-import sys
 from pathlib import Path
 
 import nbformat
@@ -19,7 +18,6 @@ import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
 
 import translate  # noqa: E402
 

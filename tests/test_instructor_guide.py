@@ -21,7 +21,6 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
@@ -30,8 +29,6 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 GUIDE = ROOT / "docs" / "instructor_guide.md"
-sys.path.insert(0, str(ROOT / "tools"))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 pytest.importorskip("nbgrader", reason="nbgrader is a dev dependency: make dev")
 

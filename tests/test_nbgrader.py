@@ -26,7 +26,6 @@ import nbformat
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
 
 import build_assignments  # noqa: E402
 import editions  # noqa: E402

@@ -11,13 +11,11 @@ from __future__ import annotations
 import html
 import json
 import re
-import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
 
 import build_site  # noqa: E402
 import editions  # noqa: E402

@@ -10,13 +10,11 @@ KaTeX, a language switch, and no reference to anything outside the output folder
 from __future__ import annotations
 
 import re
-import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
 
 import build_slides  # noqa: E402
 from test_glossary import violations  # noqa: E402  (docs/glossary.md's rules, as for every Chinese text)

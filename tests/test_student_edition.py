@@ -1,9 +1,5 @@
 """The student edition (``make student``, tools/build_student.py): no answer readable anywhere, stubs that say
 "not attempted yet" instead of crashing, a deterministic build, and a student's work never overwritten.
-
-Notebooks still in PENDING have not been converted to the conventions of tools/editions.py yet (the notebook
-editors of issue 16 do that one by one): their tests are expected to fail, strictly, so that converting a
-notebook without removing it from PENDING fails too.
 """
 
 from __future__ import annotations
@@ -13,7 +9,6 @@ import os
 import posixpath
 import re
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
@@ -22,7 +17,6 @@ import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
 
 import build_student  # noqa: E402
 import editions  # noqa: E402
@@ -30,20 +24,6 @@ import editions  # noqa: E402
 from bertedu.teaching.exercises import attention as attention_exercises  # noqa: E402
 
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
-PENDING: set[str] = set()
-
-
-def params(paths):
-    return [
-        pytest.param(
-            p,
-            id=p.stem,
-            marks=[pytest.mark.xfail(strict=True, reason="not converted yet (issue 16)")]
-            if p.stem in PENDING
-            else [],
-        )
-        for p in paths
-    ]
 
 
 @pytest.fixture(scope="module")
@@ -58,7 +38,7 @@ def edition(tmp_path_factory) -> Path:
 # ---------------------------------------------------------------------------------------------- no leaks
 
 
-@pytest.mark.parametrize("path", params(NOTEBOOKS))
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_student_edition_leaks_no_answer(path, edition):
     nb = editions.read(path)
     if editions.exercises(nb):
@@ -67,7 +47,7 @@ def test_student_edition_leaks_no_answer(path, edition):
     assert not leaks, f"{path.name}: " + "; ".join(leaks)
 
 
-@pytest.mark.parametrize("path", params(NOTEBOOKS))
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_notebook_follows_the_edition_conventions(path):
     nb = editions.read(path)
     problems = editions.lint(nb, path.name)
@@ -374,7 +354,7 @@ def test_the_old_chinese_edition_moves_to_student_zh_with_the_work_in_it(tmp_pat
 
 # ------------------------------------------------------------- the student edition runs top to bottom
 
-RUNNABLE = [p for p in NOTEBOOKS if p.stem not in PENDING and editions.exercises(editions.read(p))]
+RUNNABLE = [p for p in NOTEBOOKS if editions.exercises(editions.read(p))]
 #: Notebooks whose whole student edition takes minutes to run (they train: 06 the course model, 07 a dozen
 #: fine-tunes, 10 two reduced pretraining runs; 197, 136 and 88 s in the unit stage, 2026-11-27). Their test runs
 #: the slice of tests/notebook_slice.py: the exercise cells, every cell the student's work reaches and the cells

@@ -23,7 +23,6 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 TESTS = ROOT / "tests"
-sys.path.insert(0, str(ROOT / "tools"))
 import notebook_order  # noqa: E402
 
 #: Modules whose use starts a process (a child Python, a Jupyter kernel, a browser, a venv's pip).

@@ -26,7 +26,6 @@ from bertedu.course import course_tokenizer  # noqa: E402
 from bertedu.training.evalsets import load_masked_word_items  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
 import export_onnx  # noqa: E402
 
 sys.path.pop(0)
@@ -118,7 +117,6 @@ def vendored_ort() -> Path:
     """onnxruntime-web's WebAssembly build, vendored by tools/vendor_web.py (npm ci of web/package-lock.json)."""
     if shutil.which("node") is None:
         pytest.skip("node is not installed: the page's JavaScript cannot run")
-    sys.path.insert(0, str(ROOT / "tools"))
     try:
         import vendor_web
     finally:

@@ -127,14 +127,15 @@ def build(sources: list[Path], out: Path, *, quiet: bool = False) -> dict[str, s
     out.mkdir(parents=True, exist_ok=True)
     manifest = load_manifest(out)
     report: dict[str, str] = {}
+    counts: dict[str, int] = {}  # what happened ("new", "updated", "unchanged", "kept") -> how many notebooks
     say = (lambda *a: None) if quiet else print
     for source in sources:
         student_nb = editions.student_notebook(editions.read(source), source.name)
         repoint_links(student_nb, source)
         text = editions.notebook_text(student_nb)
         target = out / source.name
-        status = write_unless_changed(target, text, manifest)
-        if status == "kept":
+        kind = status = write_unless_changed(target, text, manifest)
+        if kind == "kept":
             ours = manifest.get(source.name)
             if ours is not None and ours == editions.sha256(text):
                 status = "kept (no newer version)"
@@ -151,10 +152,8 @@ def build(sources: list[Path], out: Path, *, quiet: bool = False) -> dict[str, s
                     + f": open both and copy what you need, or delete {target.name} and run `make student` again."
                 )
         report[source.name] = status
+        counts[kind] = counts.get(kind, 0) + 1
     atomic_write_json(out / MANIFEST, {"format": 1, "files": dict(sorted(manifest.items()))})
-    counts = {}
-    for status in report.values():
-        counts[status.split(";")[0].split(" (")[0]] = counts.get(status.split(";")[0].split(" (")[0], 0) + 1
     say(f"student edition in {out}/: " + ", ".join(f"{n} {s}" for s, n in sorted(counts.items())))
     return report
 

@@ -30,9 +30,10 @@ def masked_cross_entropy(
             "labels.shape + (num_classes,)."
         )
     num_classes = logits.size(-1)
+    # summed over labelled positions only
     total = F.cross_entropy(
         logits.reshape(-1, num_classes), labels.reshape(-1), ignore_index=ignore_index, reduction="sum"
-    )  # summed over labelled positions only
+    )
     count = (labels != ignore_index).sum()
     return total / count.clamp(min=1)  # the mean over labelled positions; 0 when there are none
 

@@ -159,14 +159,12 @@ def mask_tokens_with_details(input_ids: torch.Tensor, **options: Any) -> Masking
     # The three random draws, always the same shapes in the same order (reproducible for a given seed).
     u = torch.rand(B, T, generator=opt.generator)  # (B, T) selection noise, one per unit index
     v = torch.rand(B, T, generator=opt.generator)  # (B, T) 80/10/10 noise, one per token
-    r = torch.randint(
-        max(len(replacements), 1), (B, T), generator=opt.generator
-    )  # (B, T) random token choice
+    # (B, T) random token choice
+    r = torch.randint(max(len(replacements), 1), (B, T), generator=opt.generator)
 
     # -- 1. select units (15 %) -----------------------------------------------------------------------
-    present = (
-        torch.zeros(B, T, dtype=torch.long).scatter_add_(1, unit, maskable.long()) > 0
-    )  # (B, T) unit exists
+    # (B, T) unit exists
+    present = torch.zeros(B, T, dtype=torch.long).scatter_add_(1, unit, maskable.long()) > 0
     n_units = present.sum(dim=1)  # (B,)
     if opt.selection == "bernoulli":
         chosen = present & (u < opt.mlm_probability)  # (B, T) per unit

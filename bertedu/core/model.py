@@ -101,12 +101,16 @@ class BertPreTrainedModel(nn.Module):
         """The device of the model's parameters (move inputs there)."""
         return next(self.parameters()).device
 
-    def save_pretrained(self, directory: str | os.PathLike, tokenizer: Any = None) -> Path:
+    def save_pretrained(
+        self, directory: str | os.PathLike, tokenizer: Any = None, *, config: BertConfig | None = None
+    ) -> Path:
         """Write an HF-format folder (``config.json``, ``model.safetensors``, the tokenizer's ``vocab.txt``).
 
         ``transformers.<same class>.from_pretrained(directory)`` loads it with no missing or unexpected keys.
+        ``config``: what ``config.json`` holds, if not ``self.config``
+        (see :func:`bertedu.core.serialization.save_pretrained`).
         """
-        return serialization.save_pretrained(self, directory, tokenizer)
+        return serialization.save_pretrained(self, directory, tokenizer, config=config)
 
     @classmethod
     def from_pretrained(cls, directory: str | os.PathLike, **kwargs: Any):
@@ -162,9 +166,10 @@ class BertModel(BertPreTrainedModel):
             key_mask = build_key_mask(attention_mask)
 
         embedding_output = self.embeddings(input_ids, token_type_ids)  # (B, T, H)
+        # last_hidden_state: (B, T, H)
         last_hidden_state, hidden_states, attentions = self.encoder(
             embedding_output, key_mask, output_attentions, output_hidden_states
-        )  # (B, T, H)
+        )
         pooler_output = None
         if self.pooler is not None:
             pooler_output = self.pooler(last_hidden_state, attention_mask)  # (B, H); BertPooler reads [CLS]
@@ -425,10 +430,11 @@ def parameter_breakdown(config: BertConfig) -> dict[str, int]:
     layer = (
         4 * (H * H + H)  # query, key, value, attention output dense
         + 2 * H  # attention LayerNorm
+        # feed-forward H -> I -> H
         + (H * I + I)
-        + (I * H + H)  # feed-forward H -> I -> H
-        + 2 * H
-    )  # output LayerNorm
+        + (I * H + H)
+        + 2 * H  # output LayerNorm
+    )
     return {
         "embeddings": (V + P + S) * H + 2 * H,
         "encoder_layer": layer,

@@ -40,10 +40,14 @@ CONFIG_NAME = "config.json"
 # Saving
 
 
-def save_pretrained(model, directory: str | os.PathLike, tokenizer: Any = None) -> Path:
+def save_pretrained(
+    model, directory: str | os.PathLike, tokenizer: Any = None, *, config: BertConfig | None = None
+) -> Path:
     """Write ``model``'s ``config.json`` and ``model.safetensors`` (and the tokenizer's ``vocab.txt``).
 
     Each file is written atomically. Tied weights are saved once (as ``transformers`` does). Returns the path.
+    ``config``: the settings ``config.json`` holds, if not ``model.config`` (a pretraining checkpoint saves the
+    explicit attention, ``attn_implementation="eager"``); its ``architectures`` is the model's class either way.
     A ``directory`` that is a file is a ``ValueError``; what the operating system refuses (a file where a
     folder of the path should be, a full disk, no permission) is a :class:`bertedu.files.SaveError` that
     names the cause.
@@ -54,7 +58,7 @@ def save_pretrained(model, directory: str | os.PathLike, tokenizer: Any = None) 
             f"Cannot save the model into {directory}: it is a file, not a folder. Choose a folder."
         )
     try:
-        _save_pretrained(model, directory, tokenizer)
+        _save_pretrained(model, directory, tokenizer, model.config if config is None else config)
     except (OSError, SafetensorError, RuntimeError) as err:
         if isinstance(err, RuntimeError) and not is_disk_full(err):
             raise
@@ -62,7 +66,7 @@ def save_pretrained(model, directory: str | os.PathLike, tokenizer: Any = None) 
     return directory
 
 
-def _save_pretrained(model, directory: Path, tokenizer: Any) -> None:
+def _save_pretrained(model, directory: Path, tokenizer: Any, config: BertConfig) -> None:
     directory.mkdir(parents=True, exist_ok=True)
     if tokenizer is not None:
         if not hasattr(tokenizer, "save_pretrained") and not hasattr(tokenizer, "save_vocabulary"):
@@ -79,7 +83,7 @@ def _save_pretrained(model, directory: Path, tokenizer: Any) -> None:
         if name not in model._tied_keys
     }
     atomic_write(directory / WEIGHTS_NAME, lambda p: save_file(state, str(p), metadata={"format": "pt"}))
-    model.config.replace(architectures=[type(model).__name__]).to_json_file(directory / CONFIG_NAME)
+    config.replace(architectures=[type(model).__name__]).to_json_file(directory / CONFIG_NAME)
     if tokenizer is not None:  # vocab.txt (+ tokenizer_config.json when the tokenizer writes one)
         if hasattr(tokenizer, "save_pretrained"):
             tokenizer.save_pretrained(str(directory))

@@ -28,6 +28,7 @@ Introduced in notebook 10; ``benchmarks/bench_ablations.py`` runs the full versi
 
 from __future__ import annotations
 
+import functools
 import json
 import statistics
 import time
@@ -41,6 +42,7 @@ from tqdm.auto import tqdm
 
 from bertedu.core.losses import IGNORE_INDEX
 from bertedu.course import course_config, course_tokenizer, run_course_task
+from bertedu.course.background import BackgroundRuns, RunRegistry
 from bertedu.course.baselines import (
     NgramFiller,
     most_frequent_tag_scores,
@@ -71,7 +73,7 @@ from bertedu.training.finetune_data import (
 from bertedu.training.metrics import macro_f1, token_accuracy
 from bertedu.training.pretrain import PretrainingConfig, pretrain
 from bertedu.training.probes import candidate_mask, evaluating, masked_word_accuracy, nsp_accuracy
-from bertedu.utils import data_path, repo_root, resolve_path
+from bertedu.utils import cpu_threads, data_path, repo_root, resolve_path
 
 # ----------------------------------------------------------------------------------------------------------
 # The variants
@@ -194,7 +196,8 @@ DIRECTIONS = {
 #: (two variants, 40 % of the steps, held-out files and the frozen probe but no fine-tuning).
 FULL = {"variants": tuple(VARIANTS), "seeds": (0, 1, 2), "steps": 1000, "batch_size": 64, "tasks": TASKS}
 #: Notebook 10's reduced run: the first 400 steps of the full run's 1,000-step schedule (warm-up and decay as
-#: in notebook 06, stopped early with ``stop_after``), so that its BERT is notebook 06's run at step 400.
+#: in notebook 06, stopped early with ``stop_after``), so that its BERT is notebook 06's run at step 400. The
+#: left-to-right run trains in a second process meanwhile (``background``): two cores, half the waiting.
 REDUCED = {
     "variants": ("bert", "ltr"),
     "seeds": (0,),
@@ -202,6 +205,7 @@ REDUCED = {
     "stop_after": 400,
     "batch_size": 64,
     "tasks": (),
+    "background": True,
 }
 
 
@@ -410,6 +414,33 @@ def run_variant(
     }
 
 
+def _record_to_payload(name: str, record: dict) -> dict:
+    return {"record": json.dumps(record)}  # a run_variant record is JSON: plain data for the cache
+
+
+def _record_from_payload(name: str, payload: dict) -> dict:
+    return json.loads(payload["record"])
+
+
+def _variant_on_one_thread(name: str, *, progress: bool = False, **settings) -> dict:
+    """:func:`run_variant` on one CPU thread (its measuring too), so the record is the same in either process."""
+    with cpu_threads(1):
+        return run_variant(name, progress=progress, **settings)
+
+
+class VariantRuns(BackgroundRuns):
+    """Variants pretrained and measured (:func:`run_variant`) in a second process while the notebook trains
+    another one (:mod:`bertedu.course.background`: cached in ``runs/side-runs/``, trained here if no second
+    process can start). A run's name is its variant's; its keyword arguments are :func:`run_variant`'s."""
+
+    registry = RunRegistry(
+        {name: functools.partial(_variant_on_one_thread, name) for name in VARIANTS},
+        _record_to_payload,
+        _record_from_payload,
+        what=translatable("ablation run"),
+    )
+
+
 def run_ablations(
     variants=FULL["variants"],
     seeds=FULL["seeds"],
@@ -420,27 +451,32 @@ def run_ablations(
     probe: bool = True,
     progress: bool = True,
     stop_after: int | None = None,
+    background: bool = False,
 ) -> list[dict]:
     """:func:`run_variant` for every variant and seed (``bert`` first, so the differences have a reference),
     with a progress bar over the runs and one over each run's pretraining steps (``progress``).
-    ``run_ablations(**REDUCED)`` is notebook 10's reduced run."""
+    ``background``: the first variant trains here, the others meanwhile in a second process (one seed only;
+    each run is one CPU thread, so a second core halves the wait). ``run_ablations(**REDUCED)`` is notebook
+    10's reduced run."""
     unknown = [v for v in variants if v not in VARIANTS]
     if unknown:
         raise ValueError(f"Unknown variants {unknown}; choose from {list(VARIANTS)}.")
+    settings = dict(
+        steps=steps, batch_size=batch_size, tasks=tuple(tasks), probe=probe, stop_after=stop_after
+    )
+    if background:
+        if len(seeds) != 1 or len(set(variants)) != len(variants):
+            raise ValueError(
+                f"background=True runs each variant once: give one seed (got {tuple(seeds)}) and no variant "
+                "twice; for several seeds use background=False."
+            )
+        others = VariantRuns.start({v: dict(settings, seed=seeds[0]) for v in variants[1:]})
+        first = run_variant(variants[0], seed=seeds[0], progress=progress, **settings)
+        return [first] + [others.result(v) for v in variants[1:]]
     datasets = task_datasets(course_tokenizer(), tasks)
     jobs = [(v, s) for s in seeds for v in variants]
     return [
-        run_variant(
-            name,
-            seed=seed,
-            steps=steps,
-            batch_size=batch_size,
-            tasks=tasks,
-            probe=probe,
-            datasets=datasets,
-            progress=progress,
-            stop_after=stop_after,
-        )
+        run_variant(name, seed=seed, datasets=datasets, progress=progress, **settings)
         for name, seed in tqdm(jobs, desc=msg("ablations"), unit="run", disable=not progress)
     ]
 

@@ -25,11 +25,9 @@ from bertedu.course.background import BackgroundRuns, RunRegistry
 from bertedu.course.finetuning import learning_curve, run_minilm
 from bertedu.course.minibert import MiniBert, train_minibert
 from bertedu.course.pretraining import course_config, course_tokenizer, load_course_model
-from bertedu.scaleout.distributed import cpu_threads
 from bertedu.teaching.i18n import msg, translatable
 from bertedu.training.data import read_corpus
 from bertedu.training.finetune_data import SEQUENCE_CLASSIFICATION, make_task_datasets
-from bertedu.training.optim import make_optimizer
 from bertedu.training.pretrain import (
     PretrainingConfig,
     PretrainingRun,
@@ -37,10 +35,11 @@ from bertedu.training.pretrain import (
     model_config,
     pretrain,
     pretraining_batches,
+    recipe_optimizer,
     train_step,
 )
 from bertedu.training.probes import nsp_accuracy
-from bertedu.utils import resolve_path
+from bertedu.utils import cpu_threads, resolve_path
 
 # ----------------------------------------------------------------------------------------------------------
 # Notebook 06: the runs its comparisons need
@@ -134,13 +133,7 @@ def _recipe_steps(config: PretrainingConfig, steps: int, *, mlm: bool, progress:
         torch.manual_seed(config.seed)  # the initial weights of the full run
         bert_config = model_config(config, tokenizer.vocab_size)
         model = BertForPreTraining(bert_config.replace(attn_implementation=config.attn_implementation))
-        optimizer, scheduler = make_optimizer(
-            model,
-            lr=config.learning_rate,
-            weight_decay=config.weight_decay,
-            warmup_steps=config.warmup_steps,
-            total_steps=config.steps,
-        )
+        optimizer, scheduler = recipe_optimizer(model, config)
         params = [p for p in model.parameters() if p.requires_grad]
         for step in tqdm(range(steps), desc=msg("pretraining"), unit="step", disable=not progress):
             _, batch = next(batches)

@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 import torch
 import torch.distributed as dist
 
-from bertedu.training.data import stable_seed
+from bertedu.utils import stable_seed
 
 #: Words in the error of a collective call whose partner process is gone (gloo, NCCL, the TCP store).
 _PEER_GONE = ("gloo", "nccl", "connection", "peer", "timed out", "timeout", "broken pipe", "socket", "store")
@@ -83,18 +83,6 @@ def autocast(device: torch.device):
     if device.type == "cuda" and torch.cuda.is_bf16_supported():
         return torch.autocast(device_type="cuda", dtype=torch.bfloat16)
     return contextlib.nullcontext()
-
-
-@contextlib.contextmanager
-def cpu_threads(n: int | None):
-    """Run the block with ``n`` CPU threads (``None``: unchanged), then restore the previous setting."""
-    before = torch.get_num_threads()
-    if n is not None:
-        torch.set_num_threads(n)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -259,6 +247,12 @@ def is_collective_failure(err: BaseException) -> bool:
     return isinstance(err, RuntimeError) and any(word in str(err).lower() for word in _PEER_GONE)
 
 
+def launched_rank() -> int:
+    """This process's rank as ``torchrun`` set it (``RANK``; 0 when there is no ``torchrun``): known before any
+    process group exists, e.g. to let process 0 alone print."""
+    return int(os.environ.get("RANK", "0"))
+
+
 @contextlib.contextmanager
 def processes(device: str | torch.device | None = None, output_dir=None):
     """``with processes(device) as ctx:`` this process's :class:`DistributedContext`. Under ``torchrun``
@@ -275,7 +269,7 @@ def processes(device: str | torch.device | None = None, output_dir=None):
             f"WORLD_SIZE={world} is set but {', '.join(missing)} is not: start several processes with torchrun "
             "(torchrun --standalone --nproc_per_node=N -m bertedu.cli ...), or unset WORLD_SIZE."
         )
-    rank, local_rank = int(os.environ.get("RANK", "0")), int(os.environ.get("LOCAL_RANK", "0"))
+    rank, local_rank = launched_rank(), int(os.environ.get("LOCAL_RANK", "0"))
     ctx = DistributedContext(rank=rank, world_size=world, device=select_device(device, local_rank))
     if ctx.device.type == "cuda":
         torch.cuda.set_device(ctx.device)

@@ -48,14 +48,12 @@ from bertedu.core.tokenizer import BertTokenizer, train_tokenizer
 from bertedu.core.validation import require_int
 from bertedu.files import atomic_write_json, write_directory_atomically
 from bertedu.training.data import (
-    NSPPairSampler,
     PretrainingDataset,
     bucketed_batches,
     check_nsp_documents,
     corpus_documents,
-    stable_seed,
 )
-from bertedu.utils import file_sha256
+from bertedu.utils import file_sha256, stable_seed
 
 SHARDS_META = "shards.json"
 SHARDS_FORMAT = 1
@@ -212,20 +210,6 @@ class _ShardDocuments(Sequence):
         return _Document(self._ids, self._sentences[self._documents[d] : self._documents[d + 1] + 1])
 
 
-class _ShardDataset(PretrainingDataset):
-    """A :class:`bertedu.training.data.PretrainingDataset` over one shard's (already tokenized) documents."""
-
-    def __init__(self, documents, tokenizer, *, max_length: int, max_sentences: int, seed: int, pairs: int):
-        self.tokenizer, self.max_length, self.seed, self.resample_pairs = tokenizer, max_length, seed, True
-        self.set_epoch(0)
-        self._pairs, self._pairs_epoch = [], None
-        self.token_documents = documents
-        with warnings.catch_warnings():  # write_shards warned about single-sentence documents once
-            warnings.simplefilter("ignore")
-            self.sampler = NSPPairSampler(documents, max_sentences=max_sentences)
-        self.num_pairs = pairs
-
-
 class ShardedCorpus:
     """A folder of shards (:func:`write_shards`): ``tokenizer``, ``corpus_sha256``, ``shards`` (their sizes)
     and :meth:`batches`. Raises ``ValueError`` naming what is wrong with a damaged folder."""
@@ -275,14 +259,16 @@ class ShardedCorpus:
                     done += per[j]
                     continue
                 local = max(first - done, 0)
-                dataset = _ShardDataset(
-                    _ShardDocuments(self.folder, self.shards[j]["name"]),
-                    self.tokenizer,
-                    max_length=max_length,
-                    max_sentences=max_sentences,
-                    seed=stable_seed(seed, "shard", j),
-                    pairs=self.shards[j]["sentences"],
-                )
+                with warnings.catch_warnings():  # write_shards warned about single-sentence documents once
+                    warnings.simplefilter("ignore")
+                    dataset = PretrainingDataset.from_token_documents(
+                        _ShardDocuments(self.folder, self.shards[j]["name"]),
+                        self.tokenizer,
+                        num_pairs=self.shards[j]["sentences"],
+                        max_length=max_length,
+                        max_sentences=max_sentences,
+                        seed=stable_seed(seed, "shard", j),
+                    )
                 inner = bucketed_batches(
                     dataset,
                     collator,

@@ -146,11 +146,8 @@ def save_checkpoint(
     """
 
     def fill(tmp: Path) -> None:
-        model.save_pretrained(tmp, tokenizer)
         # The fused attention is a training setting; the saved model is the explicit (teaching) one.
-        model.config.replace(attn_implementation="eager", architectures=[type(model).__name__]).to_json_file(
-            tmp / CONFIG_NAME
-        )
+        model.save_pretrained(tmp, tokenizer, config=model.config.replace(attn_implementation="eager"))
         state = {
             "format": CHECKPOINT_FORMAT,
             "step": step,

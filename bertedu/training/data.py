@@ -28,7 +28,6 @@ Introduced in notebooks 03 (pairs, masking) and 06 (dataset, batches).
 
 from __future__ import annotations
 
-import hashlib
 import os
 import random
 import warnings
@@ -41,6 +40,7 @@ import torch
 
 from bertedu.core.masking import check_probabilities, mask_tokens
 from bertedu.core.validation import require_int, require_probability
+from bertedu.utils import stable_seed
 
 IS_NEXT, NOT_NEXT = 0, 1  # Hugging Face's convention for next_sentence_label
 
@@ -313,12 +313,6 @@ def build_nsp_example(
 # Dataset, collator, batches
 
 
-def stable_seed(*parts: int | str) -> int:
-    """A 63-bit seed from ints/strings, the same in every process and on every machine (unlike ``hash``)."""
-    digest = hashlib.blake2b(repr(parts).encode(), digest_size=8).digest()
-    return int.from_bytes(digest, "little") >> 1
-
-
 class PretrainingDataset(torch.utils.data.Dataset):
     """NSP pairs from tokenized documents, as ``[CLS] A [SEP] B [SEP]`` id lists (unpadded, unmasked).
 
@@ -344,17 +338,9 @@ class PretrainingDataset(torch.utils.data.Dataset):
         resample_pairs: bool = True,
     ):
         check_nsp_documents(documents)
-        require_int("max_length", max_length, 5, hint="[CLS] A [SEP] B [SEP]")
-        require_int("seed", seed)
-        self.tokenizer = tokenizer
-        self.max_length = max_length
-        self.seed = seed
-        self.resample_pairs = resample_pairs
-        self.set_epoch(0)
-        self._pairs, self._pairs_epoch = [], None
-        self.token_documents = []  # [doc][sentence] -> list of token ids
+        token_documents = []  # [doc][sentence] -> list of token ids
         for d, doc in enumerate(documents):
-            self.token_documents.append([])
+            token_documents.append([])
             for s, sentence in enumerate(doc):
                 if not isinstance(sentence, str):
                     raise ValueError(
@@ -366,12 +352,40 @@ class PretrainingDataset(torch.utils.data.Dataset):
                         f"Document {d}, sentence {s} ({sentence!r}) has no tokens after "
                         "tokenization (only control or invisible characters?); remove it."
                     )
-                self.token_documents[-1].append(ids)
-        self.sampler = NSPPairSampler(
-            self.token_documents, max_sentences=max_sentences, is_next_prob=is_next_prob
-        )
-        self.num_pairs = sum(map(len, documents)) if num_pairs is None else num_pairs
-        require_int("num_pairs", self.num_pairs, 1)
+                token_documents[-1].append(ids)
+        num_pairs = sum(map(len, documents)) if num_pairs is None else num_pairs
+        self._setup(token_documents, tokenizer, max_length, num_pairs, max_sentences, is_next_prob, seed)
+        self.resample_pairs = resample_pairs
+
+    def _setup(self, token_documents, tokenizer, max_length, num_pairs, max_sentences, is_next_prob, seed):
+        require_int("max_length", max_length, 5, hint="[CLS] A [SEP] B [SEP]")
+        require_int("seed", seed)
+        require_int("num_pairs", num_pairs, 1)
+        self.tokenizer, self.max_length, self.seed, self.resample_pairs = tokenizer, max_length, seed, True
+        self.set_epoch(0)
+        self._pairs, self._pairs_epoch = [], None
+        self.token_documents = token_documents
+        self.sampler = NSPPairSampler(token_documents, max_sentences=max_sentences, is_next_prob=is_next_prob)
+        self.num_pairs = num_pairs
+
+    @classmethod
+    def from_token_documents(
+        cls,
+        token_documents,
+        tokenizer,
+        *,
+        num_pairs: int,
+        max_length: int = 64,
+        max_sentences: int = 2,
+        is_next_prob: float = 0.5,
+        seed: int = 0,
+    ) -> PretrainingDataset:
+        """The dataset of documents tokenized already (``[doc][sentence] -> token ids``, e.g. a shard on disk:
+        :mod:`bertedu.scaleout.shards`), with ``num_pairs`` pairs per epoch; the same items as the constructor
+        gives for the same documents as text."""
+        dataset = cls.__new__(cls)
+        dataset._setup(token_documents, tokenizer, max_length, num_pairs, max_sentences, is_next_prob, seed)
+        return dataset
 
     @classmethod
     def from_file(cls, path: str | os.PathLike, tokenizer, **kwargs) -> PretrainingDataset:

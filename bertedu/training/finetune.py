@@ -51,7 +51,6 @@ from bertedu.core.model import (
 from bertedu.core.tokenizer import BertTokenizer
 from bertedu.core.validation import require_int, require_number
 from bertedu.files import atomic_write_json, write_directory_atomically
-from bertedu.scaleout.distributed import cpu_threads
 from bertedu.training.finetune_data import (
     SEQUENCE_CLASSIFICATION,
     SPAN_EXTRACTION,
@@ -62,6 +61,7 @@ from bertedu.training.finetune_data import (
 from bertedu.training.messages import msg
 from bertedu.training.metrics import accuracy, macro_f1, squad_scores, token_accuracy
 from bertedu.training.optim import make_optimizer, optimizer_step, warn_if_fine_tuning_diverged
+from bertedu.utils import cpu_threads
 
 logger = logging.getLogger(__name__)
 

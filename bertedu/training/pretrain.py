@@ -64,7 +64,7 @@ from bertedu.core.masking import check_probabilities
 from bertedu.core.model import BertForPreTraining
 from bertedu.core.tokenizer import BertTokenizer, train_tokenizer
 from bertedu.core.validation import require_int, require_number, require_probability
-from bertedu.scaleout.distributed import DistributedContext, autocast, cpu_threads, processes
+from bertedu.scaleout.distributed import DistributedContext, autocast, processes
 from bertedu.scaleout.shards import ShardedCorpus, is_shard_folder
 from bertedu.training.checkpoint import load_checkpoint, prepare_output, save_checkpoint, set_rng_state
 from bertedu.training.data import PretrainingCollator, PretrainingDataset, bucketed_batches, read_corpus
@@ -72,7 +72,7 @@ from bertedu.training.evalsets import load_masked_word_items, load_nsp_items
 from bertedu.training.messages import msg
 from bertedu.training.optim import divergence_message, make_optimizer, optimizer_step, warn_if_diverged
 from bertedu.training.probes import evaluate_pretraining
-from bertedu.utils import file_sha256, resolve_path
+from bertedu.utils import cpu_threads, file_sha256, resolve_path
 
 logger = logging.getLogger(__name__)
 
@@ -370,6 +370,19 @@ class StepStats:
         stats = StepStats(*total[:3], *(int(x) for x in total[3:]))
         stats.nsp_loss = stats.nsp_loss if stats.nsp_total else None
         return stats
+
+
+def recipe_optimizer(model: torch.nn.Module, config: PretrainingConfig):
+    """``(optimizer, scheduler)`` for ``model`` as ``config`` says: AdamW with BERT's settings and the linear
+    warm-up/decay schedule (:func:`bertedu.training.optim.make_optimizer`) at ``config``'s learning rate, weight
+    decay, warm-up and number of steps. Every loop that trains the recipe sets it up here."""
+    return make_optimizer(
+        model,
+        lr=config.learning_rate,
+        weight_decay=config.weight_decay,
+        warmup_steps=config.warmup_steps,
+        total_steps=config.steps,
+    )
 
 
 def train_step(
@@ -797,13 +810,7 @@ def _start(ctx, config, output_dir, corpus, corpus_sha256, checkpoint) -> _Train
     bert_config = model_config(config, tokenizer.vocab_size)
     model = BertForPreTraining(bert_config.replace(attn_implementation=config.attn_implementation))
     trainer = ctx.wrap(model, find_unused_parameters=not config.next_sentence_prediction)  # DDP if several
-    optimizer, scheduler = make_optimizer(
-        model,
-        lr=config.learning_rate,
-        weight_decay=config.weight_decay,
-        warmup_steps=config.warmup_steps,
-        total_steps=config.steps,
-    )
+    optimizer, scheduler = recipe_optimizer(model, config)
     run = _Training(ctx, config, output_dir, model, trainer, tokenizer, optimizer, scheduler, corpus_sha256)
     if checkpoint is not None:
         model.load_state_dict(checkpoint.model.state_dict())

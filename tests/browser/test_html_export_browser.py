@@ -9,13 +9,11 @@ screenshot is saved (path printed).
 from __future__ import annotations
 
 import re
-import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tools"))
 
 import export_html  # noqa: E402
 from lab_server import CHROMIUM_ARGS  # noqa: E402  (no background requests: the machine has no network)

@@ -15,14 +15,12 @@ finds pages in both languages. 0 failed requests, 0 console errors.
 from __future__ import annotations
 
 import os
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tools"))
 
 pytest.importorskip("sphinx", reason="the site needs Sphinx (pip install -e '.[dev]')")
 pytest.importorskip("onnxruntime", reason="onnxruntime is not installed (pip install -e '.[dev]')")

@@ -13,13 +13,11 @@ Every slide fits on the screen (deck.js shrinks the text of a long slide; a slid
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tools"))
 
 import build_slides  # noqa: E402
 from lab_server import CHROMIUM_ARGS  # noqa: E402

@@ -26,8 +26,6 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tools"))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import build_student  # noqa: E402
 from lab_server import CHROMIUM_ARGS, SERVER_START_TIMEOUT, LabServer, _free_port, _stop_lab  # noqa: E402

@@ -10,14 +10,12 @@ per layer and head; the Chinese panel speaks Chinese. 0 failed requests, 0 conso
 from __future__ import annotations
 
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
 import torch
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tools"))
 
 pytest.importorskip("onnxruntime", reason="onnxruntime is not installed (pip install onnxruntime)")
 import export_onnx  # noqa: E402

@@ -11,13 +11,11 @@ from __future__ import annotations
 
 import json
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tools"))
 
 import export_banks  # noqa: E402
 from lab_server import CHROMIUM_ARGS  # noqa: E402

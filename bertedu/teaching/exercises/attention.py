@@ -16,7 +16,13 @@ import math
 import numpy as np
 import torch
 
-from bertedu.teaching.exercises.core import Exercise, expects_function, rounded_decimals, rounded_message
+from bertedu.teaching.exercises.core import (
+    Diagnosis,
+    Exercise,
+    expects_function,
+    rounded_decimals,
+    rounded_message,
+)
 from bertedu.teaching.i18n import msg, translatable
 
 # ----------------------------------------------------------------------------------------------------------
@@ -192,12 +198,16 @@ def check_split_heads(fn) -> tuple[bool, str]:
                 ),
             )
         if torch.equal(out, x.reshape(B, A, T, d)):
-            return False, msg(
-                "{where} the shape is right but the contents are not: reshaping (B, T, H) straight "
-                "to (B, heads, T, head_dim) re-reads the numbers in memory order, so 'head 0' gets "
-                "all features of token 0 and the first features of token 1: tokens are mixed up. "
-                "View as (B, T, heads, head_dim) first, then swap axes 1 and 2.",
-                where=where,
+            return False, Diagnosis(
+                msg(
+                    "{where} the shape is right but the contents are not: 'head 0' holds all features of "
+                    "token 0 and the first features of token 1, so the tokens are mixed up.",
+                    where=where,
+                ),
+                msg(
+                    "Reshaping (B, T, H) straight to (B, heads, T, head_dim) re-reads the numbers in memory "
+                    "order. View as (B, T, heads, head_dim) first, then swap axes 1 and 2."
+                ),
             )
         if not torch.equal(out, expected):
             for b in range(B):
@@ -325,10 +335,12 @@ def check_key_mask(fn) -> tuple[bool, str]:
             "weight exactly 0 (the same mask as bertedu.core.attention.build_key_mask)."
         )
     if torch.equal(full, queries):
-        return False, msg(
-            "you masked the *queries* (rows), not the keys (columns): real tokens still attend "
-            "to [PAD], so their outputs change when padding is added. Put the T axis last: "
-            "(B, 1, 1, T)."
+        return False, Diagnosis(
+            msg(
+                "your mask blocks the [PAD] *rows* (queries) and leaves the [PAD] *columns* (keys) open: real "
+                "tokens still attend to [PAD], so their outputs change when padding is added."
+            ),
+            msg("The mask must cover the keys: put the T axis last, (B, 1, 1, T)."),
         )
     if torch.equal(full, ~keys):
         return False, msg(

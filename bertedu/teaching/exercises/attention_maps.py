@@ -26,7 +26,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from bertedu.teaching.exercises.core import Exercise, expects_function
+from bertedu.teaching.exercises.core import Diagnosis, Exercise, expects_function
 from bertedu.teaching.i18n import msg, translatable, translate
 from bertedu.teaching.viz.stats import head_statistics
 
@@ -349,13 +349,19 @@ def _head_entropy_mistakes(cases, expected: list[float]) -> dict[str, tuple[list
     return {
         "columns": (
             [c[r].mean() for c, r in zip(cols, real)],
-            msg(
-                "wrong axis: you summed a ln a down each *column* (axis=0). A column collects what every query "
-                "pays to one key; it need not sum to 1, so its 'entropy' means nothing. The distribution is "
-                "each query's *row* (the softmax ran over the keys): sum over the last axis (axis=-1) to get "
-                "one entropy per query, then average over the real query rows. Why the bug hides on a sentence "
-                "without padding: averaged over *all* positions, columns and rows give the same number (both "
-                "are the total of -a ln a divided by T); it shows as soon as [PAD] positions are left out."
+            Diagnosis(
+                msg(
+                    "your function gives the right number for the previous-token head without padding, but not "
+                    "for the two padded heads."
+                ),
+                msg(
+                    "Wrong axis: you summed a ln a down each *column* (axis=0). A column collects what every query "
+                    "pays to one key; it need not sum to 1, so its 'entropy' means nothing. The distribution is "
+                    "each query's *row* (the softmax ran over the keys): sum over the last axis (axis=-1) to get "
+                    "one entropy per query, then average over the real query rows. Why the bug hides on a sentence "
+                    "without padding: averaged over *all* positions, columns and rows give the same number (both "
+                    "are the total of -a ln a divided by T); it shows as soon as [PAD] positions are left out."
+                ),
             ),
         ),
         "all positions": (

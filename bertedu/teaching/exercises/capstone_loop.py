@@ -26,7 +26,6 @@ from dataclasses import dataclass
 import torch
 
 from bertedu.core.model import BertForPreTraining
-from bertedu.scaleout.distributed import cpu_threads
 from bertedu.teaching.exercises.capstone_base import (
     BATCH_SIZE,
     LEARNING_RATE,
@@ -48,7 +47,7 @@ from bertedu.training.data import read_corpus
 from bertedu.training.diagnose import diagnose, record_losses, reference_band
 from bertedu.training.optim import linear_schedule, make_optimizer
 from bertedu.training.pretrain import train_step
-from bertedu.utils import data_path
+from bertedu.utils import cpu_threads, data_path
 
 WARMUP_STEPS = STEPS // 5
 MAX_GRAD_NORM = 1.0

@@ -7,6 +7,7 @@ Introduced in notebook 00.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import html
 import math
@@ -17,7 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from bertedu.teaching.i18n import msg, translatable, translate, translate_solution
+from bertedu.teaching.i18n import get_language, msg, translatable, translate, translate_solution
+from bertedu.teaching.quiz.render import inline_html
 
 #: What a notebook's answer cell starts with. ``check(...)`` on it says "not attempted yet".
 NOT_ANSWERED = Ellipsis
@@ -151,6 +153,58 @@ def expects_function(example: str) -> Callable[[Checker], Checker]:
     return decorate
 
 
+DIAGNOSIS_TEMPLATE = translatable("{symptom} {fix}")
+
+
+class Diagnosis(str):
+    """A checker's message in two parts: the ``symptom`` (what is wrong in the output: which numbers, which shape,
+    which rows) and the ``fix`` (the cause in the code and what to change). It *is* the whole message, symptom
+    then fix, so a checker returns it like any message and tests read it as a string.
+
+    ``Exercise.check(..., given=True)``, the check of the buggy code a find-the-bug exercise hands out, shows
+    only the symptom: finding the fix is the exercise. A student's own attempt that still has the bug gets both
+    (as every other check names what to fix); the fix is also in ``hint()`` and ``solution()``.
+    """
+
+    symptom: str
+    fixes: tuple[str, ...]
+
+    def __new__(cls, symptom: str, fix: str, template: str = DIAGNOSIS_TEMPLATE) -> Diagnosis:
+        """``template`` (a :func:`translatable` with ``{symptom}`` and ``{fix}``) joins the two parts."""
+        return cls._build(translate(template).format(symptom=symptom, fix=fix), symptom, (fix,))
+
+    @classmethod
+    def _build(cls, text: str, symptom: str, fixes: tuple[str, ...]) -> Diagnosis:
+        self = str.__new__(cls, text)
+        self.symptom, self.fixes = symptom, fixes
+        return self
+
+    @classmethod
+    def joined(cls, separator: str, parts: list[str]) -> Diagnosis:
+        """Several problems in one message, ``separator`` between them; each part's symptom stays with its fix
+        (a plain string part counts as a symptom without a fix)."""
+        return cls._build(
+            separator.join(parts),
+            separator.join(getattr(part, "symptom", part) for part in parts),
+            tuple(fix for part in parts for fix in getattr(part, "fixes", ())),
+        )
+
+    @classmethod
+    def framed(cls, template: str, slot: str, inner: Diagnosis, **fields: object) -> Diagnosis:
+        """``inner`` put into the ``{slot}`` of ``template`` (a :func:`translatable` sentence around one or more
+        problems), with the other ``fields``."""
+        return cls._build(
+            translate(template).format(**{slot: str(inner)}, **fields),
+            translate(template).format(**{slot: inner.symptom}, **fields),
+            inner.fixes,
+        )
+
+
+GIVEN_CODE_NEXT_STEP = translatable(
+    "{symptom} Where in the code does this come from? Fix it in the next cell (`ex.{name}.hint()` if you are stuck)."
+)
+
+
 # ----------------------------------------------------------------------------------------------------------
 # Results, hints and solutions
 
@@ -167,6 +221,7 @@ class CheckResult:
     message: str
     exercise: str = ""
     attempted: bool = True
+    language: str = field(default_factory=get_language)  # of the message: how its emphasis is drawn
 
     def __bool__(self) -> bool:
         return self.passed
@@ -183,9 +238,21 @@ class CheckResult:
     def __repr__(self) -> str:
         return str(self)
 
+    def handed_out(self) -> CheckResult:
+        """This result as the check of a find-the-bug exercise's handed-out code shows it: the symptom of a
+        :class:`Diagnosis` and where to go next, never the fix. Any other message is kept."""
+        if not isinstance(self.message, Diagnosis):
+            return self
+        symptom = translate(GIVEN_CODE_NEXT_STEP).format(symptom=self.message.symptom, name=self.exercise)
+        return dataclasses.replace(self, message=symptom)
+
     def _repr_html_(self) -> str:
+        """The label in bold and the message with its ``*emphasis*`` and ```code``` drawn as the quizzes draw them
+        (:func:`bertedu.teaching.quiz.render.inline_html`: Chinese emphasis upright and bold). The plain-text
+        form (``str``) keeps the asterisks, plain text's usual mark of emphasis."""
         label = f"<strong>{html.escape(self.label)}</strong>"
-        return f"<p>{msg('{label}: {message}', label=label, message=html.escape(self.message))}</p>"
+        message = inline_html(self.message, self.language)
+        return f"<p>{msg('{label}: {message}', label=label, message=message)}</p>"
 
 
 @dataclass(frozen=True)
@@ -255,11 +322,14 @@ class Exercise:
     def check(self, *answer: Any, given: bool = False) -> CheckResult:
         """Check the student's answer and say what is right or what to fix.
 
-        ``given=True`` marks the code the notebook hands out in a find-the-bug exercise: its check names the bug
-        but is not the student's attempt, so it does not open :meth:`solution`.
+        ``given=True`` marks the code the notebook hands out in a find-the-bug exercise: its check shows the
+        symptom of the bug, not its fix (:class:`Diagnosis`), and is not the student's attempt, so it does not
+        open :meth:`solution`.
         """
         result = self._check(*answer)
-        if result.attempted and not given:
+        if given:
+            return result.handed_out()
+        if result.attempted:
             self._attempted = True
         return result
 

@@ -29,7 +29,7 @@ from bertedu.core.attention import BertSelfAttention, build_key_mask
 from bertedu.core.config import BertConfig
 from bertedu.core.encoder import BertLayer
 from bertedu.core.model import parameter_breakdown
-from bertedu.teaching.exercises.core import Exercise, expects_function
+from bertedu.teaching.exercises.core import Diagnosis, Exercise, expects_function
 from bertedu.teaching.exercises.nn_checks import (
     build,
     close,
@@ -255,10 +255,15 @@ def check_merge_heads(fn: Callable[[torch.Tensor], torch.Tensor]) -> tuple[bool,
         if torch.equal(out, x):
             continue
         if torch.equal(out, context.reshape(B, T, H)):
-            return False, msg(
-                "the shape is right but the numbers are not: `reshape(B, T, H)` on a (B, heads, T, d) tensor "
-                "reads memory in order, so 'token 0' receives the first tokens of head 1 instead of every "
-                "head's output for token 0. Move the head axis back first: `.transpose(1, 2)`, then reshape."
+            return False, Diagnosis(
+                msg(
+                    "the shape is right but the numbers are not: 'token 0' receives the first tokens of head 1 "
+                    "instead of every head's output for token 0."
+                ),
+                msg(
+                    "`reshape(B, T, H)` on a (B, heads, T, d) tensor reads memory in order. Move the head axis "
+                    "back first: `.transpose(1, 2)`, then reshape."
+                ),
             )
         if torch.equal(out, context.permute(0, 2, 3, 1).reshape(B, T, H)):
             return False, msg(
@@ -395,10 +400,15 @@ def check_post_ln_layer(fn: Callable[[BertLayer, torch.Tensor], torch.Tensor]) -
                 "then normalise."
             )
         if _close(out, _pre_ln(layer, x, False)) or _close(out, _pre_ln(layer, x, True)):
-            return False, msg(
-                "this is the pre-LN order, x + Attn(LN(x)), used by GPT-2 and many later models, not BERT. "
-                "BERT is post-LN: add the residual first, then normalise: H' = LN(H + Attn(H)), "
-                "out = LN(H' + FFN(H'))."
+            return False, Diagnosis(
+                msg(
+                    "your output is not layer(x)[0]: it matches the pre-LN order, x + Attn(LN(x)), used by "
+                    "GPT-2 and many later models, not BERT's."
+                ),
+                msg(
+                    "BERT is post-LN: add the residual first, then normalise: H' = LN(H + Attn(H)), "
+                    "out = LN(H' + FFN(H'))."
+                ),
             )
         if _close(out, _post_ln_eps(layer, x, 1e-5)):
             return False, msg(

@@ -21,7 +21,7 @@ import torch
 import torch.nn.functional as F
 
 from bertedu.core.losses import IGNORE_INDEX
-from bertedu.teaching.exercises.core import Exercise, as_number, expects_function
+from bertedu.teaching.exercises.core import Diagnosis, Exercise, as_number, expects_function
 from bertedu.teaching.i18n import msg, translatable, translate
 from bertedu.training.finetune import best_span
 
@@ -298,12 +298,16 @@ def _span_loss_mistakes(start, end, sp, ep) -> dict[str, float]:
     }
 
 
+#: What the handed-out bug (the softmax over the batch) does to the loss, without its cause: ``given=True`` shows this.
+_BATCH_AXIS_SYMPTOM = translatable(
+    "one example's loss changes when the *other examples* of the batch change, and the probabilities your loss "
+    "gives an example's T start positions do not sum to 1: they are not a distribution over its passage."
+)
 _SPAN_LOSS_MESSAGES = {
     "batch axis": translatable(
-        "the softmax runs over dim 0, the batch: each position then competes with the same position of the "
-        "*other examples*, so one example's loss changes when its batch-mates change, and a gold position's "
-        "probability is not a probability over its passage. Span extraction is a softmax over the T positions "
-        "of each example: log_softmax(dim=-1) (what F.cross_entropy(start_logits, start_positions) does)."
+        "The softmax runs over dim 0, the batch: each position competes with the same position of the other "
+        "examples. Span extraction is a softmax over the T positions of each example: log_softmax(dim=-1) "
+        "(what F.cross_entropy(start_logits, start_positions) does)."
     ),
     "batch axis, summed": translatable(
         "the softmax runs over dim 0, the batch, instead of the T positions of each example (dim=-1); and the "
@@ -359,6 +363,16 @@ def check_fix_span_loss(fn: Callable) -> tuple[bool, str]:
         if abs(value - right) > 1e-4 * max(1.0, abs(right)):
             B, T = start.shape
             for name, wrong in _span_loss_mistakes(start, end, sp, ep).items():
+                if abs(value - wrong) <= 1e-4 * max(1.0, abs(wrong)) and name == "batch axis":
+                    return False, Diagnosis(
+                        msg(
+                            "on a batch of B = {B} examples with T = {T} positions, {mistake}",
+                            B=B,
+                            T=T,
+                            mistake=translate(_BATCH_AXIS_SYMPTOM),
+                        ),
+                        translate(_SPAN_LOSS_MESSAGES[name]),
+                    )
                 if abs(value - wrong) <= 1e-4 * max(1.0, abs(wrong)):
                     return False, msg(
                         "on a batch of B = {B} examples with T = {T} positions, {mistake}",

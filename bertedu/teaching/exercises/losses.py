@@ -32,6 +32,7 @@ from bertedu.core.heads import BertLMPredictionHead
 from bertedu.core.losses import IGNORE_INDEX, mlm_loss, nsp_loss
 from bertedu.core.tokenizer import SPECIAL_TOKENS, BertTokenizer
 from bertedu.teaching.exercises.core import (
+    Diagnosis,
     Exercise,
     as_number,
     expects_function,
@@ -255,10 +256,14 @@ def check_fix_nsp_loss(fn: Callable) -> tuple[bool, str]:
         variants = {
             "ignore0": (
                 F.cross_entropy(logits, labels, ignore_index=0),
-                msg(
-                    "your loss only counts NotNext pairs: ignore_index=0 drops every IsNext pair (label 0 "
-                    "under Hugging Face's convention). A model that always answers NotNext would drive it "
-                    "to 0. Remove ignore_index."
+                Diagnosis(
+                    msg(
+                        "your loss only counts NotNext pairs: every IsNext pair (label 0 under Hugging Face's "
+                        "convention) is left out, so a model that always answers NotNext would drive it to 0."
+                    ),
+                    msg(
+                        "ignore_index=0 drops the pairs labelled 0; NSP has no 'ignore' class: remove ignore_index."
+                    ),
                 ),
             ),
             "ignore1": (
@@ -369,12 +374,17 @@ def check_fix_mlm_average(fn: Callable) -> tuple[bool, str]:
         variants = {
             "all": (
                 per_position.sum() / labels.numel(),
-                msg(
-                    "your loss is the masked sum divided by all {n_positions} positions, but only "
-                    "{n_masked} are masked: it is diluted by the zeros of the ignored positions (and "
-                    "shrinks when the batch has more padding). Divide by the number of masked positions.",
-                    n_positions=labels.numel(),
-                    n_masked=int(masked.sum()),
+                Diagnosis(
+                    msg(
+                        "your loss is {n_masked}/{n_positions} of the mean over the masked positions: only "
+                        "{n_masked} of the {n_positions} positions are masked, and the ignored ones pull it "
+                        "towards 0 (it shrinks when the batch has more padding).",
+                        n_positions=labels.numel(),
+                        n_masked=int(masked.sum()),
+                    ),
+                    msg(
+                        "It divides the masked sum by all positions; divide by the number of masked positions."
+                    ),
                 ),
             ),
             "sum": (per_position.sum(), msg("that is the sum; divide by the number of masked positions.")),

@@ -23,7 +23,7 @@ import torch
 
 from bertedu.core.masking import IGNORE_INDEX
 from bertedu.core.tokenizer import SPECIAL_TOKENS, BertTokenizer
-from bertedu.teaching.exercises.core import Exercise, as_number, expects_function
+from bertedu.teaching.exercises.core import Diagnosis, Exercise, as_number, expects_function
 from bertedu.teaching.i18n import listing, msg, translatable
 
 # ----------------------------------------------------------------------------------------------------------
@@ -287,31 +287,39 @@ def _output_problem(out, ids: torch.Tensor, original: torch.Tensor) -> str | Non
 
 
 def _exercise_bugs(tok, ids, special, labelled, changed, share: float) -> list[str]:
-    """The messages for the two bugs of the exercise (special tokens selected, every position labelled) that
+    """The messages (a :class:`Diagnosis` each: symptom, then fix) for the two bugs of the exercise (special tokens selected, every position labelled) that
     are present. ``(B, T)`` masks: ``special`` tokens, ``labelled`` positions, ``changed`` by the function;
     ``share``: of the ordinary tokens, the share that carries a label."""
     problems = []
     if (changed & special).any():
         names = sorted({tok.convert_ids_to_tokens(int(i)) for i in ids[changed & special]})
         problems.append(
-            msg(
-                "{n} special positions ({names}) were replaced. "
-                "[CLS], [SEP] and [PAD] must never be selected: exclude tokenizer.all_special_ids before "
-                "drawing the selection.",
-                n=int((changed & special).sum()),
-                names=listing(names),
+            Diagnosis(
+                msg(
+                    "{n} special positions ({names}) were replaced.",
+                    n=int((changed & special).sum()),
+                    names=listing(names),
+                ),
+                msg(
+                    "[CLS], [SEP] and [PAD] must never be selected: exclude tokenizer.all_special_ids before "
+                    "drawing the selection."
+                ),
             )
         )
     if share > 0.5:
         also = msg(" (and the special ones)") if (labelled & special).any() else ""
         problems.append(
-            msg(
-                "{share:.0%} of the ordinary tokens{also} carry a label: labels hold the "
-                "original id at every position, so the loss would be averaged over all positions, most "
-                "of which the model can simply copy from its input. Keep the original id only where a "
-                "token was selected and put -100 everywhere else.",
-                share=share,
-                also=also,
+            Diagnosis(
+                msg(
+                    "{share:.0%} of the ordinary tokens{also} carry a label, so the loss would be averaged over "
+                    "all positions, most of which the model can simply copy from its input.",
+                    share=share,
+                    also=also,
+                ),
+                msg(
+                    "The labels hold the original id at every position: keep it only where a token was "
+                    "selected and put -100 everywhere else."
+                ),
             )
         )
     elif (labelled & special).any() and not problems:
@@ -343,7 +351,7 @@ def check_fix_masking(fn: Callable) -> tuple[bool, str]:
     share = int((labelled & ~special).sum()) / n_maskable
     problems = _exercise_bugs(tok, ids, special, labelled, changed, share)
     if problems:  # the two bugs of the exercise, reported together when both are present
-        return False, msg(" Also: ").join(problems)
+        return False, Diagnosis.joined(msg(" Also: "), problems)
     if (changed & ~labelled).any():
         return False, msg(
             "{n} positions were changed but carry no label: every "

@@ -25,12 +25,16 @@ import torch
 from bertedu.core.config import BertConfig
 from bertedu.core.model import BertForPreTraining
 from bertedu.core.tokenizer import SPECIAL_TOKENS, BertTokenizer, train_tokenizer
-from bertedu.scaleout.distributed import cpu_threads
-from bertedu.teaching.exercises.core import Exercise, as_number, expects_function
+from bertedu.teaching.exercises.core import Diagnosis, Exercise, as_number, expects_function
 from bertedu.teaching.exercises.nn_checks import ModuleProblem, close, run_checks
 from bertedu.teaching.i18n import msg, translatable, translate
-from bertedu.training.optim import make_optimizer
-from bertedu.training.pretrain import PretrainingConfig, model_config, pretraining_batches
+from bertedu.training.pretrain import (
+    PretrainingConfig,
+    model_config,
+    pretraining_batches,
+    recipe_optimizer,
+)
+from bertedu.utils import cpu_threads
 
 # ----------------------------------------------------------------------------------------------------------
 # 1. The learning-rate schedule: linear warm-up, then linear decay to 0
@@ -215,11 +219,15 @@ def check_fix_eval_dropout(fn: Callable) -> tuple[bool, str]:
                     "return the predicted word as a string, e.g. 'meat' (use tokenizer.convert_ids_to_tokens)."
                 )
             if got != expected:
-                return False, msg(
-                    "your answers differ from the model's real prediction, and they change from "
-                    "call to call: dropout is still on (the model is in training mode), so "
-                    "every forward pass drops a random 50 % of the activations here. Call model.eval() "
-                    "before predicting (and use torch.no_grad() to skip the gradient bookkeeping)."
+                return False, Diagnosis(
+                    msg(
+                        "your answers differ from the model's real prediction, and they change from call to call."
+                    ),
+                    msg(
+                        "Dropout is still on (the model is in training mode), so every forward pass drops a "
+                        "random 50 % of the activations here. Call model.eval() before predicting (and use "
+                        "torch.no_grad() to skip the gradient bookkeeping)."
+                    ),
                 )
     return True, msg(
         "same answer on every call, equal to the model's prediction with dropout off: model.eval() "
@@ -322,13 +330,7 @@ def run_training_steps(
         warnings.simplefilter("ignore")  # PyTorch warns about a scheduler stepped before the optimizer
         torch.manual_seed(config.seed)  # the initial weights, then the dropout masks
         model = BertForPreTraining(model_config(config, tokenizer.vocab_size))
-        optimizer, scheduler = make_optimizer(
-            model,
-            lr=config.learning_rate,
-            weight_decay=config.weight_decay,
-            warmup_steps=config.warmup_steps,
-            total_steps=config.steps,
-        )
+        optimizer, scheduler = recipe_optimizer(model, config)
         for _ in range(config.steps):
             _, batch = next(batches)
             losses.append(loss_number(step_fn(model, batch, optimizer, scheduler, config.max_grad_norm)))

@@ -18,7 +18,7 @@ import torch.nn.functional as F
 from bertedu.core.config import BertConfig
 from bertedu.core.embeddings import BertEmbeddings
 from bertedu.core.tokenizer import WordpieceTokenizer
-from bertedu.teaching.exercises.core import Exercise, expects_function
+from bertedu.teaching.exercises.core import Diagnosis, Exercise, expects_function
 from bertedu.teaching.exercises.nn_checks import build, close, copy_weights, output_tensor, run_checks, seeded
 from bertedu.teaching.i18n import msg, translatable, translate
 
@@ -316,18 +316,36 @@ def _variant(emb, input_ids, token_type_ids, *, offset=0, eps=1e-12, segment=Tru
     return F.layer_norm(h, h.shape[-1:], emb.LayerNorm.weight, emb.LayerNorm.bias, eps=eps)
 
 
+#: Each mistake's symptom (what is wrong in h⁽⁰⁾) and fix (its cause in the code): a :class:`Diagnosis`.
 _BUGS = {
-    "offset": translatable(
-        "the position ids start at 1: the first token ([CLS]) must use row 0 of W_position "
-        "(positions 0 … T−1, like BertEmbeddings' position_ids)"
+    "offset": (
+        translatable(
+            "every token carries the position embedding of the next position, W_position[i+1] not W_position[i]"
+        ),
+        translatable("the position ids start at 1, but BertEmbeddings' position_ids run 0 … T−1"),
     ),
-    "eps": translatable(
-        "LayerNorm uses eps = 1e-5 (PyTorch's default); BERT's is 1e-12 (config.layer_norm_eps). At BERT's "
-        "initial scale the sum's variance is only about 0.001, so 1e-5 changes every vector by {change:.1%}"
+    "eps": (
+        translatable("after the LayerNorm every vector is off by about {change:.1%}"),
+        translatable(
+            "the LayerNorm uses eps = 1e-5 (PyTorch's default) where BERT's is 1e-12 (config.layer_norm_eps), "
+            "and at BERT's initial scale the sum's variance is only about 0.001"
+        ),
     ),
-    "segment": translatable("the segment embedding W_segment[s_i] is missing from the sum"),
-    "layer_norm": translatable("the LayerNorm is missing: BERT normalises the sum of the three rows"),
+    "segment": (
+        translatable("the output does not depend on token_type_ids"),
+        translatable("the segment embedding W_segment[s_i] is missing from the sum"),
+    ),
+    "layer_norm": (
+        translatable("the vectors are not normalised"),
+        translatable("the sum of the three rows goes out without the LayerNorm"),
+    ),
 }
+
+
+def _bug_diagnosis(bug: str, change: float) -> Diagnosis:
+    """The symptom and the fix of one mistake of :data:`_BUGS`, in the current language."""
+    symptom, fix = (translate(text).format(change=change) for text in _BUGS[bug])
+    return Diagnosis(symptom, fix, template=translatable("{symptom}: {fix}"))
 
 
 @expects_function("ex.input_embeddings.check(input_embeddings)")
@@ -383,12 +401,15 @@ def check_input_embeddings(fn) -> tuple[bool, str]:
                                 )
                                 if is_bug
                             ]
-                            found = msg("; ").join(translate(_BUGS[b]).format(change=change) for b in bugs)
+                            found = Diagnosis.joined(msg("; "), [_bug_diagnosis(b, change) for b in bugs])
                             more = msg(" ({n_bugs} problems left)", n_bugs=len(bugs)) if len(bugs) > 1 else ""
-                            return False, msg(
-                                "your output matches h⁽⁰⁾ computed with a mistake{more}: {found}.",
+                            return False, Diagnosis.framed(
+                                translatable(
+                                    "your output matches h⁽⁰⁾ computed with a mistake{more}: {found}."
+                                ),
+                                "found",
+                                found,
                                 more=more,
-                                found=found,
                             )
     diff = (got - expected).abs().max().item()
     return False, msg(

@@ -4,9 +4,10 @@ Keys are the English templates exactly as written in the code (``msg("...")`` / 
 values keep every ``{placeholder}`` of the English (those starting with ``_`` may be dropped) and use the
 course's terms (docs/glossary.md). Reference solutions with Chinese comments are in ``SOLUTIONS``, keyed by
 exercise name (``ex.NAME``), not by their code. ``tests/test_i18n_ui.py`` checks all of that. One section per
-module, in the order of the package map; a module converted later gets its own section (when this file nears the
-package's 600-line limit, move sections into a new ``bertedu/teaching/i18n/zh_<area>.py`` with its own ``MESSAGES`` and
-list it in ``bertedu.teaching.i18n.CATALOG_MODULES``; a test refuses a key defined twice). The quiz's strings are in
+module, in the order of the package map; a module converted later gets its own section. The exercises of each
+notebook topic have their own catalog, ``bertedu/teaching/i18n/zh_<area>.py`` with its own ``MESSAGES`` (listed in
+``bertedu.teaching.i18n.CATALOG_MODULES``): add a new area's strings there, not here; a test refuses a key defined
+twice. The quiz's strings are in
 :mod:`bertedu.teaching.quiz.i18n`, the notebooks' prose in ``translations/zh/``. Introduced in notebook 00.
 """
 
@@ -114,6 +115,10 @@ MESSAGES: dict[str, str] = {
     ),
     "**Hint {number}/{total}:** {hint}": "**提示 {number}/{total}**：{hint}",  # colon outside: CommonMark
     "**Solution:**": "**参考答案：**",
+    # a find-the-bug check's symptom and fix (Diagnosis); the handed-out code's check shows the symptom only
+    "{symptom} {fix}": "{symptom}{fix}",
+    "{symptom} Where in the code does this come from? Fix it in the next cell (`ex.{name}.hint()` if you are "
+    "stuck).": "{symptom}问题出在代码的哪里？请在下一个单元格里改正（卡住了可以用 `ex.{name}.hint()`）。",
     # --- bertedu/teaching/exercises/welcome.py (notebook 00) --------------------------------------------------------
     "give a number (an int or a float), not {type} {answer!r}.": (
         "请给出一个数（int 或 float），而不是 {type} {answer!r}。"
@@ -181,6 +186,7 @@ MESSAGES: dict[str, str] = {
     "waiting for the {what} {name!r}": "正在等待{what}“{name}”",
     "background run": "后台训练",
     "side run": "辅助训练",
+    "ablation run": "消融训练",
 }
 
 #: Reference solutions with Chinese comments, keyed by exercise name (``ex.NAME``); the code itself

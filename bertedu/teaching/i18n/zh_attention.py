@@ -88,13 +88,14 @@ MESSAGES: dict[str, str] = {
     "{where} expected shape (B, heads, T, head_dim) = {expected}, got {shape}.": (
         "{where}形状应为 (B, heads, T, head_dim) = {expected}，你的是 {shape}。"
     ),
-    "{where} the shape is right but the contents are not: reshaping (B, T, H) straight to (B, heads, T, "
-    "head_dim) re-reads the numbers in memory order, so 'head 0' gets all features of token 0 and the "
-    "first features of token 1: tokens are mixed up. View as (B, T, heads, head_dim) first, then swap "
-    "axes 1 and 2.": (
-        "{where}形状对了，内容却不对：把 (B, T, H) 直接 reshape 成 (B, heads, T, head_dim) 会按内存"
-        "顺序重新读取这些数，于是“注意力头 0”拿到了词元 0 的全部特征和词元 1 的前几个特征："
-        "词元被搅混了。请先 view 成 (B, T, heads, head_dim)，再交换第 1、2 个轴。"
+    "{where} the shape is right but the contents are not: 'head 0' holds all features of token 0 and the "
+    "first features of token 1, so the tokens are mixed up.": (
+        "{where}形状对了，内容却不对：“注意力头 0”装着词元 0 的全部特征和词元 1 的前几个特征，词元被搅混了。"
+    ),
+    "Reshaping (B, T, H) straight to (B, heads, T, head_dim) re-reads the numbers in memory order. View as "
+    "(B, T, heads, head_dim) first, then swap axes 1 and 2.": (
+        "把 (B, T, H) 直接 reshape 成 (B, heads, T, head_dim) 会按内存顺序重新读取这些数。"
+        "请先 view 成 (B, T, heads, head_dim)，再交换第 1、2 个轴。"
     ),
     "{where} out[{b}, {h}, {t}] should be features {first}..{last} of token {t}, i.e. x[{b}, {t}, "
     "{first}:{end}].": (
@@ -152,10 +153,13 @@ MESSAGES: dict[str, str] = {
         "每个查询都可以关注每个真实的键，而不关注任何 [PAD] 键："
         "填充列的权重恰好为 0（与 bertedu.core.attention.build_key_mask 的掩码相同）。"
     ),
-    "you masked the *queries* (rows), not the keys (columns): real tokens still attend to [PAD], so "
-    "their outputs change when padding is added. Put the T axis last: (B, 1, 1, T).": (
-        "你遮住的是*查询*（行），不是键（列）：真实词元仍然会关注 [PAD]，"
-        "所以加了填充之后它们的输出会变。请把 T 轴放在最后：(B, 1, 1, T)。"
+    "your mask blocks the [PAD] *rows* (queries) and leaves the [PAD] *columns* (keys) open: real tokens "
+    "still attend to [PAD], so their outputs change when padding is added.": (
+        "你的掩码挡住的是 [PAD] 所在的*行*（查询），[PAD] 所在的*列*（键）却仍然开着："
+        "真实词元仍然会关注 [PAD]，所以加了填充之后它们的输出会变。"
+    ),
+    "The mask must cover the keys: put the T axis last, (B, 1, 1, T).": (
+        "掩码应该作用在键上：把 T 轴放在最后，即 (B, 1, 1, T)。"
     ),
     "the mask is inverted: True must mean 'may attend' (real tokens), False the [PAD] keys.": (
         "掩码反了：True 必须表示“可以关注”（真实词元），False 表示 [PAD] 键。"
@@ -308,7 +312,9 @@ MESSAGES: dict[str, str] = {
         "只在真实的查询行上求平均：在全部 {n_cases} 个测试注意力头上都与 viz.head_statistics 的 'ent"
         "ropy' 一致。"
     ),
-    "wrong axis: you summed a ln a down each *column* (axis=0). A column collects what every query pays "
+    "your function gives the right number for the previous-token head without padding, but not for the "
+    "two padded heads.": "你的函数在没有填充的前一词元注意力头上给出了正确的数，在两个有填充的注意力头上却不对。",
+    "Wrong axis: you summed a ln a down each *column* (axis=0). A column collects what every query pays "
     "to one key; it need not sum to 1, so its 'entropy' means nothing. The distribution is each query's "
     "*row* (the softmax ran over the keys): sum over the last axis (axis=-1) to get one entropy per "
     "query, then average over the real query rows. Why the bug hides on a sentence without padding: "
@@ -366,7 +372,7 @@ MESSAGES: dict[str, str] = {
         "函数的其余部分（0 ln 0 = 0、只在真实行上求平均）已经是对的。"
     ),
     # --- figures of notebook 08 (titles, axis labels and legends drawn by its code cells) -------------------------
-    "mini-BERT, layer 0, head 0": "迷你 BERT，第 0 层，注意力头 0",
+    "mini-BERT, layer 0, head 0": "迷你 BERT，层 0，注意力头 0",
     "mini-BERT: every layer and head, and their mean": "迷你 BERT：每一层的每个注意力头，以及它们的平均",
     "previous token": "前一个词元",
     "next token": "后一个词元",
@@ -378,9 +384,9 @@ MESSAGES: dict[str, str] = {
     "layer {layer}, head {head}: {kind}": "层 {layer}，注意力头 {head}：{kind}",
     "river": "河流",
     "money": "金钱",
-    "layer 0, mean of 12 heads: the row of 'bank' ({sense})": "第 0 层，12 个注意力头的平均：“bank” 这一行（{sense}）",
+    "layer 0, mean of 12 heads: the row of 'bank' ({sense})": "层 0，12 个注意力头的平均：“bank” 这一行（{sense}）",
     "layer 0, head {head}, padded: [PAD] columns are 0, [PAD] rows are ignored": (
-        "第 0 层，注意力头 {head}，含填充：[PAD] 列为 0，[PAD] 行被忽略"
+        "层 0，注意力头 {head}，含填充：[PAD] 列为 0，[PAD] 行被忽略"
     ),
     "layer {layer}, head {head}": "层 {layer}，注意力头 {head}",
     "norm share = weight share": "范数占比 = 权重占比",

@@ -92,11 +92,13 @@ MESSAGES: dict[str, str] = {
         "对于形状为 (B, heads, T, d) = {context_shape} 的 context，结果必须是 (B, T, H) = {expected}，"
         "你的是 {shape}。"
     ),
-    "the shape is right but the numbers are not: `reshape(B, T, H)` on a (B, heads, T, d) tensor reads "
-    "memory in order, so 'token 0' receives the first tokens of head 1 instead of every head's output "
-    "for token 0. Move the head axis back first: `.transpose(1, 2)`, then reshape.": (
-        "形状对了，数却不对：对 (B, heads, T, d) 张量做 `reshape(B, T, H)` 会按内存顺序读取，"
-        "于是“词元 0”拿到的是注意力头 1 的前几个词元，而不是各个注意力头对词元 0 的输出。"
+    "the shape is right but the numbers are not: 'token 0' receives the first tokens of head 1 instead of "
+    "every head's output for token 0.": (
+        "形状对了，数却不对：“词元 0”拿到的是注意力头 1 的前几个词元，而不是各个注意力头对词元 0 的输出。"
+    ),
+    "`reshape(B, T, H)` on a (B, heads, T, d) tensor reads memory in order. Move the head axis back first: "
+    "`.transpose(1, 2)`, then reshape.": (
+        "对 (B, heads, T, d) 张量做 `reshape(B, T, H)` 会按内存顺序读取。"
         "请先把注意力头的轴移回去：`.transpose(1, 2)`，再 reshape。"
     ),
     "the heads are interleaved: Concat(head_1, ..., head_A) puts head 1's d features first, then head "
@@ -141,9 +143,12 @@ MESSAGES: dict[str, str] = {
     "normalise.": (
         "后置 LN，与 BERT 一致：H' = LN(H + Attn(H))，然后 out = LN(H' + FFN(H'))。先加残差，再归一化。"
     ),
-    "this is the pre-LN order, x + Attn(LN(x)), used by GPT-2 and many later models, not BERT. BERT is "
-    "post-LN: add the residual first, then normalise: H' = LN(H + Attn(H)), out = LN(H' + FFN(H')).": (
-        "这是前置 LN 的顺序 x + Attn(LN(x))，GPT-2 和许多后来的模型用它，但 BERT 不是。"
+    "your output is not layer(x)[0]: it matches the pre-LN order, x + Attn(LN(x)), used by GPT-2 and many "
+    "later models, not BERT's.": (
+        "你的输出不等于 layer(x)[0]：它与前置 LN 的顺序 x + Attn(LN(x)) 一致，"
+        "GPT-2 和许多后来的模型用这个顺序，但 BERT 不用。"
+    ),
+    "BERT is post-LN: add the residual first, then normalise: H' = LN(H + Attn(H)), out = LN(H' + FFN(H')).": (
         "BERT 是后置 LN：先加残差，再归一化，即 H' = LN(H + Attn(H))，out = LN(H' + FFN(H'))。"
     ),
     "the order is right, but your LayerNorm uses eps = 1e-5 (PyTorch's default). BERT uses 1e-12: use "

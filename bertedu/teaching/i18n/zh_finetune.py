@@ -92,12 +92,15 @@ MESSAGES: dict[str, str] = {
         "格子（j < i、在上下文之外）设为 -inf，再对展平后的矩阵取 argmax。"
     ),
     # 3. find the bug: the span loss
-    "the softmax runs over dim 0, the batch: each position then competes with the same position of the "
-    "*other examples*, so one example's loss changes when its batch-mates change, and a gold position's "
-    "probability is not a probability over its passage. Span extraction is a softmax over the T positions "
-    "of each example: log_softmax(dim=-1) (what F.cross_entropy(start_logits, start_positions) does).": (
-        "softmax 沿 dim 0（批次）进行：于是每个位置要和*其他样本*的同一位置竞争，"
-        "一个样本的损失会随同批次的其他样本而变，而正确位置的概率也不再是它所在段落上的概率。"
+    "one example's loss changes when the *other examples* of the batch change, and the probabilities your loss "
+    "gives an example's T start positions do not sum to 1: they are not a distribution over its passage.": (
+        "当批次里的*其他样本*改变时，一个样本的损失也跟着变；而且你的损失给一个样本的 T 个起点位置的概率加起来不等于 1："
+        "它们不是这个样本所在段落上的分布。"
+    ),
+    "The softmax runs over dim 0, the batch: each position competes with the same position of the other "
+    "examples. Span extraction is a softmax over the T positions of each example: log_softmax(dim=-1) "
+    "(what F.cross_entropy(start_logits, start_positions) does).": (
+        "softmax 沿 dim 0（批次）进行：每个位置都在和其他样本的同一位置竞争。"
         "片段抽取是在每个样本的 T 个位置上做 softmax：log_softmax(dim=-1)"
         "（也就是 F.cross_entropy(start_logits, start_positions) 所做的）。"
     ),

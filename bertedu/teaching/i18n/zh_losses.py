@@ -66,10 +66,13 @@ MESSAGES: dict[str, str] = {
         "在一个{name}的批次上，你的损失是 nan：每一对都被忽略了。NSP 没有“忽略”类别；"
         "用 ignore_index=0 会丢掉每一个 IsNext 句对（标签 0）。"
     ),
-    "your loss only counts NotNext pairs: ignore_index=0 drops every IsNext pair (label 0 under Hugging "
-    "Face's convention). A model that always answers NotNext would drive it to 0. Remove ignore_index.": (
-        "你的损失只统计 NotNext 句对：ignore_index=0 丢掉了每一个 IsNext 句对（按 Hugging Face 的约"
-        "定标签为 0）。一个永远回答 NotNext 的模型就能把它降到 0。请去掉 ignore_index。"
+    "your loss only counts NotNext pairs: every IsNext pair (label 0 under Hugging Face's convention) is "
+    "left out, so a model that always answers NotNext would drive it to 0.": (
+        "你的损失只统计 NotNext 句对：每一个 IsNext 句对（按 Hugging Face 的约定标签为 0）都被漏掉了，"
+        "所以一个永远回答 NotNext 的模型就能把它降到 0。"
+    ),
+    "ignore_index=0 drops the pairs labelled 0; NSP has no 'ignore' class: remove ignore_index.": (
+        "ignore_index=0 会丢掉标签为 0 的句对；NSP 没有“忽略”类别：请去掉 ignore_index。"
     ),
     "your loss only counts IsNext pairs: ignore_index=1 drops every NotNext pair. NSP needs both "
     "classes; remove ignore_index.": (
@@ -110,11 +113,14 @@ MESSAGES: dict[str, str] = {
     "a batch without masked tokens should give 0, got {value:.4f}.": (
         "没有掩码词元的批次应该得到 0，你得到的是 {value:.4f}。"
     ),
-    "your loss is the masked sum divided by all {n_positions} positions, but only {n_masked} are masked: "
-    "it is diluted by the zeros of the ignored positions (and shrinks when the batch has more padding). "
-    "Divide by the number of masked positions.": (
-        "你的损失是掩码位置之和除以全部 {n_positions} 个位置，但只有 {n_masked} 个被掩码："
-        "它被忽略位置上的 0 稀释了（批次里填充越多，它就越小）。请除以被掩码位置的个数。"
+    "your loss is {n_masked}/{n_positions} of the mean over the masked positions: only {n_masked} of the "
+    "{n_positions} positions are masked, and the ignored ones pull it towards 0 (it shrinks when the batch "
+    "has more padding).": (
+        "你的损失只有掩码位置平均值的 {n_masked}/{n_positions}：{n_positions} 个位置中只有 {n_masked} 个"
+        "被掩码，被忽略的位置把它拉向 0（批次里填充越多，它就越小）。"
+    ),
+    "It divides the masked sum by all positions; divide by the number of masked positions.": (
+        "它把掩码位置之和除以了全部位置的个数；请除以被掩码位置的个数。"
     ),
     "that is the sum; divide by the number of masked positions.": "这是总和；请除以被掩码位置的个数。",
     "you averaged per sentence, then over sentences; BERT (and bertedu) average over all masked "

@@ -90,19 +90,17 @@ MESSAGES: dict[str, str] = {
         "不预测的位置存的是 0，而 0 是一个真实的词元 id（这里是 [PAD]）；这些位置必须存 -100，"
         "即 F.cross_entropy 的 ignore_index，这样损失才会跳过它们。"
     ),
-    "{n} special positions ({names}) were replaced. [CLS], [SEP] and [PAD] must never be selected: "
-    "exclude tokenizer.all_special_ids before drawing the selection.": (
-        "有 {n} 个特殊位置（{names}）被替换了。[CLS]、[SEP] 和 [PAD] 永远不能被选中："
-        "在抽取选择之前先排除 tokenizer.all_special_ids。"
-    ),
+    "{n} special positions ({names}) were replaced.": "有 {n} 个特殊位置（{names}）被替换了。",
+    "[CLS], [SEP] and [PAD] must never be selected: exclude tokenizer.all_special_ids before drawing the "
+    "selection.": "[CLS]、[SEP] 和 [PAD] 永远不能被选中：在抽取选择之前先排除 tokenizer.all_special_ids。",
     " (and the special ones)": "（以及特殊词元）",
-    "{share:.0%} of the ordinary tokens{also} carry a label: labels hold the original id at every "
-    "position, so the loss would be averaged over all positions, most of which the model can simply copy "
-    "from its input. Keep the original id only where a token was selected and put -100 everywhere else.": (
-        "{share:.0%} 的普通词元{also}带有标签：labels 在每个位置都存了原始 id，"
-        "于是损失会在所有位置上求平均，而其中大多数位置模型直接从输入复制就行。"
-        "只在被选中的位置保留原始 id，其余位置都填 -100。"
+    "{share:.0%} of the ordinary tokens{also} carry a label, so the loss would be averaged over all "
+    "positions, most of which the model can simply copy from its input.": (
+        "{share:.0%} 的普通词元{also}带有标签，于是损失会在所有位置上求平均，"
+        "而其中大多数位置模型直接从输入复制就行。"
     ),
+    "The labels hold the original id at every position: keep it only where a token was selected and put "
+    "-100 everywhere else.": "labels 在每个位置都存了原始 id：只在被选中的位置保留它，其余位置都填 -100。",
     "{n} special positions carry a label; they must hold -100.": (
         "有 {n} 个特殊位置带有标签；它们必须是 -100。"
     ),

@@ -70,12 +70,14 @@ MESSAGES: dict[str, str] = {
     "return the predicted word as a string, e.g. 'meat' (use tokenizer.convert_ids_to_tokens).": (
         "请把预测的单词作为字符串返回，例如 'meat'（用 tokenizer.convert_ids_to_tokens）。"
     ),
-    "your answers differ from the model's real prediction, and they change from call to call: dropout is "
-    "still on (the model is in training mode), so every forward pass drops a random 50 % of the activations "
-    "here. Call model.eval() before predicting (and use torch.no_grad() to skip the gradient bookkeeping).": (
-        "你的答案与模型真正的预测不同，而且每次调用都不一样：dropout 仍然开着（模型处于训练模式），"
-        "所以这里的每次前向传播都会随机丢弃 50% 的激活值。预测之前先调用 model.eval()"
-        "（并用 torch.no_grad() 省去为梯度所做的记录）。"
+    "your answers differ from the model's real prediction, and they change from call to call.": (
+        "你的答案与模型真正的预测不同，而且每次调用都不一样。"
+    ),
+    "Dropout is still on (the model is in training mode), so every forward pass drops a random 50 % of the "
+    "activations here. Call model.eval() before predicting (and use torch.no_grad() to skip the gradient "
+    "bookkeeping).": (
+        "dropout 仍然开着（模型处于训练模式），所以这里的每次前向传播都会随机丢弃 50% 的激活值。"
+        "预测之前先调用 model.eval()（并用 torch.no_grad() 省去为梯度所做的记录）。"
     ),
     "same answer on every call, equal to the model's prediction with dropout off: model.eval() switches "
     "dropout off (and torch.no_grad() skips building the graph). Switch back with model.train() before "

@@ -96,20 +96,23 @@ MESSAGES: dict[str, str] = {
     "Append the id *before* you switch: the first [SEP] closes sentence A. [PAD] gets 0.": (
         "先追加 id，*再*切换：第一个 [SEP] 是句子 A 的结尾。[PAD] 得到 0。"
     ),
-    "the position ids start at 1: the first token ([CLS]) must use row 0 of W_position (positions 0 … "
-    "T−1, like BertEmbeddings' position_ids)": (
-        "位置 id 从 1 开始了：第一个词元（[CLS]）必须使用 W_position 的第 0 行（位置 0 … T−1，"
-        "就像 BertEmbeddings 的 position_ids）"
+    "every token carries the position embedding of the next position, W_position[i+1] not W_position[i]": (
+        "每个词元带的都是下一个位置的位置嵌入，是 W_position[i+1] 而不是 W_position[i]"
     ),
-    "LayerNorm uses eps = 1e-5 (PyTorch's default); BERT's is 1e-12 (config.layer_norm_eps). At BERT's "
-    "initial scale the sum's variance is only about 0.001, so 1e-5 changes every vector by {change:.1%}": (
-        "LayerNorm 用的是 eps = 1e-5（PyTorch 的默认值）；BERT 用的是 1e-12（config.layer_norm_eps）。"
-        "在 BERT 的初始尺度下，三者之和的方差只有约 0.001，所以 1e-5 会让每个向量改变 {change:.1%}"
+    "the position ids start at 1, but BertEmbeddings' position_ids run 0 … T−1": (
+        "位置 id 从 1 开始了，而 BertEmbeddings 的 position_ids 是 0 … T−1"
     ),
+    "after the LayerNorm every vector is off by about {change:.1%}": "经过 LayerNorm 之后，每个向量都偏了约 {change:.1%}",
+    "the LayerNorm uses eps = 1e-5 (PyTorch's default) where BERT's is 1e-12 (config.layer_norm_eps), and at "
+    "BERT's initial scale the sum's variance is only about 0.001": (
+        "LayerNorm 用的是 eps = 1e-5（PyTorch 的默认值），而 BERT 用的是 1e-12（config.layer_norm_eps），"
+        "在 BERT 的初始尺度下，三者之和的方差只有约 0.001"
+    ),
+    "the output does not depend on token_type_ids": "输出与 token_type_ids 无关",
     "the segment embedding W_segment[s_i] is missing from the sum": "求和时少了句段嵌入 W_segment[s_i]",
-    "the LayerNorm is missing: BERT normalises the sum of the three rows": (
-        "少了 LayerNorm：BERT 要对三行之和做归一化"
-    ),
+    "the vectors are not normalised": "向量没有做归一化",
+    "the sum of the three rows goes out without the LayerNorm": "三行之和没有经过 LayerNorm 就输出了",
+    "{symptom}: {fix}": "{symptom}：{fix}",
     "your function returned None: it must return h⁽⁰⁾, shape (B, T, H).": (
         "你的函数返回了 None：它必须返回 h⁽⁰⁾，形状为 (B, T, H)。"
     ),

@@ -72,19 +72,7 @@ def markdown_to_html(text: str, lang: str | None = None) -> str:
     tags this function writes.
     """
     stash: list[str] = []
-
-    def keep(fragment: str) -> str:
-        stash.append(fragment)
-        return _TOKEN.format(len(stash) - 1)
-
-    text = _sanitize(text)
-    text = _CODE.sub(lambda m: keep(f"<code>{html.escape(m.group(1), quote=False)}</code>"), text)
-    text = _MATH.sub(lambda m: keep(html.escape(m.group(0), quote=False)), text)
-    text = html.escape(text, quote=False)
-    text = _BLANK.sub(lambda m: keep(blank_marker_html(int(m.group(1)))), text)
-    text = _BOLD.sub(r"<strong>\1</strong>", text)
-    text = _ITALIC.sub(lambda m: emphasis(m.group(1), lang), text)
-
+    text = _inline(text, lang, stash)
     blocks = []
     for para in re.split(r"\n\s*\n", text.strip()):
         lines = [line.rstrip() for line in para.split("\n")]
@@ -94,6 +82,31 @@ def markdown_to_html(text: str, lang: str | None = None) -> str:
         else:
             blocks.append("<p>" + "<br>".join(lines) + "</p>")
     return _restore("".join(blocks), stash)
+
+
+def inline_html(text: str, lang: str | None = None) -> str:
+    """One line of the same Markdown subset as HTML without the paragraph around it (``**bold**``, ``*emphasis*``,
+    ```code```; math passed through): the exercises' check messages. Every character of the input is escaped
+    or inside a tag this function writes; quotes are escaped too (``&#x27;``), as those messages always were."""
+    stash: list[str] = []
+    return _restore(_inline(text, lang, stash, quote=True), stash)
+
+
+def _inline(text: str, lang: str | None, stash: list[str], quote: bool = False) -> str:
+    """``text`` escaped (``quote``: quotes too), with its spans formatted; code, math and blank markers set aside
+    in ``stash``."""
+
+    def keep(fragment: str) -> str:
+        stash.append(fragment)
+        return _TOKEN.format(len(stash) - 1)
+
+    text = _sanitize(text)
+    text = _CODE.sub(lambda m: keep(f"<code>{html.escape(m.group(1), quote=quote)}</code>"), text)
+    text = _MATH.sub(lambda m: keep(html.escape(m.group(0), quote=quote)), text)
+    text = html.escape(text, quote=quote)
+    text = _BLANK.sub(lambda m: keep(blank_marker_html(int(m.group(1)))), text)
+    text = _BOLD.sub(r"<strong>\1</strong>", text)
+    return _ITALIC.sub(lambda m: emphasis(m.group(1), lang), text)
 
 
 #: Symbols from the pictograph blocks that the quiz does use: plain-text (non-emoji) characters that DejaVu
