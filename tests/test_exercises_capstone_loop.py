@@ -18,12 +18,8 @@ from bertedu.teaching.exercises import capstone, capstone_loop, capstone_minilm,
 NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "11_capstone.ipynb"
 
 
-@pytest.fixture(autouse=True)
-def one_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+# These tests train on one thread (quick, and robust beside other work): conftest.py's one_torch_thread.
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 def verdict(exercise, *answer):

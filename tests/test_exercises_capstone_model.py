@@ -14,13 +14,8 @@ from bertedu.teaching.exercises import capstone
 from bertedu.teaching.exercises.capstone import _first_difference
 from bertedu.teaching.exercises.capstone_base import capstone_setup, load_weights, reference_model
 
-
-@pytest.fixture(autouse=True)
-def one_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+# These tests train on one thread (quick, and robust beside other work): conftest.py's one_torch_thread.
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 def student_model(bug: str | None = None) -> type:

@@ -13,13 +13,8 @@ from torch import nn
 
 from bertedu.teaching.exercises import encoder, losses, masking, pretraining, tokens
 
-
-@pytest.fixture(autouse=True)
-def one_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+# These tests train on one thread (quick, and robust beside other work): conftest.py's one_torch_thread.
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 def verdict(exercise, answer):

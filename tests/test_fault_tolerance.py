@@ -36,13 +36,8 @@ from bertedu.training.pretrain import pretrain
 TESTS = Path(__file__).resolve().parent
 
 
-@pytest.fixture(autouse=True)
-def one_thread():
-    """These tests train on one thread (quick, and robust beside other work); the setting is put back."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+# These tests train on one thread (quick, and robust beside other work): conftest.py's one_torch_thread.
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 def cli_env() -> dict:
@@ -111,7 +106,7 @@ def test_a_save_failing_at_any_step_keeps_the_previous_checkpoint(tmp_path, monk
         if calls[0] < at:  # the save ran out of steps before the failure point: every step was tried
             break
         failures += not completed
-    assert failures >= 10
+    assert failures >= 9  # every step of a save (9 file-system steps since config.json is written once)
 
 
 def test_a_failed_rename_into_place_keeps_the_previous_checkpoint(tiny_run, tmp_path, monkeypatch):

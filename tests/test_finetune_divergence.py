@@ -25,13 +25,8 @@ SENTENCES = [
 ]
 
 
-@pytest.fixture(autouse=True)
-def one_thread():
-    """These tests train on one thread (quick, and robust beside other work); the setting is put back."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+# These tests train on one thread (quick, and robust beside other work): conftest.py's one_torch_thread.
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 def run(**settings):

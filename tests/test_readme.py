@@ -48,7 +48,7 @@ VENV_BIN = COURSE_BIN if (COURSE_BIN / "python").exists() else Path(sys.executab
 SHELL_BLOCK = re.compile(r"^```(bash|sh|shell|console)?[ \t]*\n(.*?)^```", re.MULTILINE | re.DOTALL)
 INLINE_CODE = re.compile(r"(?<!`)`([^`\n]+)`(?!`)")
 INLINE_COMMAND = re.compile(r"^(?:[A-Z_]+=\S+\s+)*(make|\.venv/bin/\S+|python3?|pip|jupyter)(\s|$)")
-COURSE_INSTALL = re.compile(r"pip install (--no-compile )?-e \"?\.")
+COURSE_INSTALL = re.compile(r"pip install -e \"?\.")
 SEPARATORS = {"&&", "||", ";", "|"}
 OUTPUT_FLAGS = {"--output", "-o", "--output-dir", "--out"}
 INSTALLING_TARGETS = {"lab", "test", "install", "dev", "html", "unit", "nbval", "notebooks", "bench"}

@@ -271,8 +271,9 @@ def test_student_edition_hides_solutions_until_asked_and_leaves_git_clean(repo_l
     checks = page.locator(
         ".jp-CodeCell", has=page.locator(".cm-content", has_text="ex.key_mask.check(padding_mask")
     )
-    expect(checks.nth(0)).to_contain_text("✗ Not yet")  # the buggy function: the checker names the bug
-    expect(checks.nth(0)).to_contain_text("you masked the *queries*")
+    expect(checks.nth(0)).to_contain_text("✗ Not yet")  # the buggy function: the checker shows the symptom
+    expect(checks.nth(0)).to_contain_text("your mask blocks the [PAD] rows (queries)")  # emphasis rendered
+    expect(checks.nth(0)).not_to_contain_text("(B, 1, 1, T)")  # ... and not the fix: that is the exercise
     expect(checks.nth(1)).to_contain_text("○ Not attempted yet")  # the student's fix: still the stub
     text = page_text(page)
     assert text.count("○ Not attempted yet") == 3 and "✓ Correct" not in text
