@@ -148,9 +148,7 @@ def test_torch_index_cpu_installs_torch_alone_from_the_cpu_index_first(tmp_path,
     torch_line = next(
         i for i, line in enumerate(plan) if "download.pytorch.org" in line and "pip install" in line
     )
-    course_line = next(
-        i for i, line in enumerate(plan) if re.search(r'pip install -e "?\.', line)
-    )
+    course_line = next(i for i, line in enumerate(plan) if re.search(r'pip install -e "?\.', line))
     assert torch_line < course_line, "torch must be installed before the course"
     line = plan[torch_line]
     # torch alone (--no-deps), from that index only (--index-url, never --extra-index-url), the exact pin.
