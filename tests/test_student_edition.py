@@ -356,11 +356,12 @@ def test_the_old_chinese_edition_moves_to_student_zh_with_the_work_in_it(tmp_pat
 
 RUNNABLE = [p for p in NOTEBOOKS if editions.exercises(editions.read(p))]
 #: Notebooks whose whole student edition takes minutes to run (they train: 06 the course model, 07 a dozen
-#: fine-tunes, 10 two reduced pretraining runs; 197, 136 and 88 s in the unit stage, 2026-11-27). Their test runs
+#: fine-tunes, 10 two reduced pretraining runs; 197, 136 and 88 s in the unit stage, 2026-11-27; 08 draws every
+#: layer and head of two models: 85 s beside the other worker, 2026-11-28, its slice 5 s alone). Their test runs
 #: the slice of tests/notebook_slice.py: the exercise cells, every cell the student's work reaches and the cells
 #: those read; the rest is the reference notebook's code, which strict nbval runs. BERTEDU_STUDENT_FULL=1 runs
 #: them whole, as every other notebook is.
-SLICED = {"06_mini_pretraining", "07_fine_tuning", "10_ablations"}
+SLICED = {"06_mini_pretraining", "07_fine_tuning", "08_attention_heatmaps", "10_ablations"}
 
 
 @pytest.mark.integration
