@@ -21,6 +21,8 @@ import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
+from common import ROOT
+
 from bertedu.course import ablations
 from bertedu.course.ablations import FULL, METRICS, TABLE_5, TABLE_8, VARIANTS
 
@@ -35,7 +37,15 @@ def _run(job: tuple[str, int, int, int]) -> dict:
 
     torch.set_num_threads(1)
     name, seed, steps, batch_size = job
-    return ablations.run_variant(name, seed=seed, steps=steps, batch_size=batch_size)
+    return ablations.run_variant(
+        name, seed=seed, steps=steps, batch_size=batch_size, model_dir=model_dir(name, seed, steps)
+    )
+
+
+def model_dir(name: str, seed: int, steps: int) -> Path:
+    """Where the full run keeps a pretrained variant, per CPU kernel set (``runs/ablations/<kernels>/...``)."""
+    kernels = os.environ.get("ATEN_CPU_CAPABILITY", "native")
+    return ROOT / "runs" / "ablations" / kernels / f"{name}-seed{seed}-steps{steps}"
 
 
 def measure(*, quick: bool = False, jobs: int = 2, cache: str | Path | None = None) -> dict:
@@ -168,3 +178,18 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+def measure_other_kernels(*, quick: bool = False, cache: str | Path | None = None) -> dict:
+    """:func:`measure` with every run under another CPU's kernels (``tools/cpu_variant.py``: one level down): the
+    worker processes start with those variables set, which torch reads when it loads."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    from cpu_variant import native_capability, variant_environment
+
+    saved = dict(os.environ)
+    os.environ.update(variant_environment(native_capability()))
+    try:
+        return {**measure(quick=quick, cache=cache), "kernels": os.environ.get("ATEN_CPU_CAPABILITY", "")}
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)

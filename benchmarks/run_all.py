@@ -7,6 +7,8 @@
     python benchmarks/run_all.py --only-speed-table # what each optimisation of notebook 06's step buys, likewise
     python benchmarks/run_all.py --only-recipe-budget  # notebook 06's quality with fewer steps, likewise
     python benchmarks/run_all.py --only-course      # the course run time (idle, Chinese, loaded), likewise
+    python benchmarks/run_all.py --only-claims      # the claims sweep (training notebooks, 5 seeds x 2 CPUs), likewise
+    python benchmarks/run_all.py --only-ablations --kernels other   # the ablations under another CPU's kernels
 
 Every figure is reported as min / median / max over repeated runs. Speed and memory are measured as
 ratios against Hugging Face transformers in the same run (never as absolute timed tests).
@@ -24,6 +26,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bench_ablations  # noqa: E402
+import bench_claims  # noqa: E402
 import bench_course  # noqa: E402
 import bench_quality  # noqa: E402
 import bench_recipe_budget  # noqa: E402
@@ -37,6 +40,8 @@ from bertedu.core.config import BertConfig  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "RESULTS.md"
 RESULTS_JSON = ROOT / "benchmarks" / "results.json"
+#: The full ablation run under another CPU's kernels (``--only-ablations --kernels other``), for the claims sweep.
+OTHER_KERNELS_JSON = ROOT / "benchmarks" / "results-other-kernels.json"
 README = ROOT / "README.md"
 README_START = "<!-- headline figures: written by make bench -->"
 README_END = "<!-- end of headline figures -->"
@@ -318,9 +323,16 @@ def merge_ablations(report: str, lines: list[str]) -> str:
     return before.rstrip("\n") + "\n\n" + "\n".join(lines).rstrip("\n") + "\n" + after
 
 
-def only_ablations(quick: bool = False, cache: str | None = None) -> int:
+def only_ablations(quick: bool = False, cache: str | None = None, kernels: str = "native") -> int:
     """Run notebook 10's ablations alone and merge them into RESULTS.md and results.json (the other sections
-    are left as the last full run wrote them). ``cache``: see ``bench_ablations.measure``."""
+    are left as the last full run wrote them). ``cache``: see ``bench_ablations.measure``. ``kernels="other"``:
+    under another CPU's kernels, written to ``results-other-kernels.json`` only (the claims sweep's notebook 10
+    reads it there; RESULTS.md keeps this machine's run)."""
+    if kernels == "other":
+        other = bench_ablations.measure_other_kernels(quick=quick, cache=cache)
+        OTHER_KERNELS_JSON.write_text(json.dumps({"ablations": other}, indent=1) + "\n")
+        print(f"wrote {OTHER_KERNELS_JSON.relative_to(ROOT)}")
+        return 0
     results = json.loads(RESULTS_JSON.read_text(encoding="utf-8")) if RESULTS_JSON.is_file() else {}
     results["ablations"] = bench_ablations.measure(quick=quick, cache=cache)
     report = RESULTS.read_text(encoding="utf-8") if RESULTS.is_file() else "# Benchmarks\n"
@@ -433,48 +445,68 @@ def only_recipe_budget(quick: bool = False) -> int:
     return 0
 
 
-def main(argv: list[str] | None = None) -> int:
+def only_claims(quick: bool = False) -> int:
+    """Run the claims sweep alone (the training notebooks over seed offsets and two CPU kernel sets) and merge it
+    into RESULTS.md and results.json. Exit status 1 if a claim missed on some run: the ledger's margin, or the
+    notebook's claim, must change."""
+    results = json.loads(RESULTS_JSON.read_text(encoding="utf-8")) if RESULTS_JSON.is_file() else {}
+    measured = bench_claims.measure(offsets=(0, 1) if quick else bench_claims.OFFSETS)
+    results["claims"] = measured
+    report = RESULTS.read_text(encoding="utf-8") if RESULTS.is_file() else "# Benchmarks\n"
+    RESULTS.write_text(
+        merge_section(report, bench_claims.HEADING, bench_claims.section(measured)), encoding="utf-8"
+    )
+    RESULTS_JSON.write_text(json.dumps(results, indent=1) + "\n")
+    print(f"wrote the claims table of {RESULTS.relative_to(ROOT)} and {RESULTS_JSON.relative_to(ROOT)}")
+    missed = [cid for cid, row in measured["summary"].items() if row["held"] < row["runs"]]
+    for cid in missed:
+        print(f"claim missed on some run: {cid}", file=sys.stderr)
+    return 1 if missed else 0
+
+
+def merge_section(report: str, heading: str, lines: list[str]) -> str:
+    """``report`` with the section that starts with ``heading`` replaced by ``lines`` (appended if it has none)."""
+    before, found, rest = report.partition(heading)
+    after = "\n## " + rest.split("\n## ", 1)[1] if found and "\n## " in rest else ""
+    return before.rstrip("\n") + "\n\n" + "\n".join(lines).rstrip("\n") + "\n" + after
+
+
+#: ``--only NAME``: one section measured alone and merged into the reports (the others stay as they were).
+ONLY = {
+    "ablations": lambda args: only_ablations(
+        quick=args.quick, cache=args.ablations_cache, kernels=args.kernels
+    ),
+    "robustness": lambda args: only_robustness(quick=args.quick, cache=args.robustness_cache),
+    "finetuning-quality": lambda args: only_finetuning_quality(quick=args.quick),
+    "speed-table": lambda args: only_speed_table(quick=args.quick),
+    "recipe-budget": lambda args: only_recipe_budget(quick=args.quick),
+    "course": lambda args: only_course(quick=args.quick),
+    "claims": lambda args: only_claims(quick=args.quick),
+}
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--quick", action="store_true", help="fewer repeats (to check the scripts)")
-    parser.add_argument("--skip-course", action="store_true", help="do not execute the notebooks")
-    parser.add_argument("--skip-quality", action="store_true", help="do not train the quality models")
+    for name, what in (
+        ("course", "execute the notebooks"),
+        ("quality", "train the quality models"),
+        ("robustness", "time training under load or measure the spread"),
+        ("ablations", "run the ablations (notebook 10 reads the last ones)"),
+        ("claims", "run the claims sweep"),
+    ):
+        parser.add_argument(f"--skip-{name}", action="store_true", help=f"do not {what}")
+    for name in ONLY:  # --only-ablations, --only-claims, ...
+        parser.add_argument(
+            f"--only-{name}", action="store_true", help=f"measure only the {name} section and merge it"
+        )
     parser.add_argument(
-        "--skip-robustness", action="store_true", help="do not time training under load or measure the spread"
-    )
-    parser.add_argument(
-        "--skip-ablations", action="store_true", help="keep the previous ablation results (notebook 10)"
-    )
-    parser.add_argument(
-        "--only-ablations",
-        action="store_true",
-        help="run only notebook 10's ablations and merge them into RESULTS.md and results.json",
-    )
-    parser.add_argument(
-        "--only-robustness",
-        action="store_true",
-        help="run only the robustness measurements (under load; score spread) and merge them into the reports",
-    )
-    parser.add_argument(
-        "--only-course",
-        action="store_true",
-        help="re-measure only the course run time (section 1) and merge it into the reports and the README",
-    )
-    parser.add_argument(
-        "--only-speed-table",
-        action="store_true",
-        help="measure only the speed table (what each optimisation of notebook 06's step buys) and merge it",
-    )
-    parser.add_argument(
-        "--only-recipe-budget",
-        action="store_true",
-        help="measure only what a smaller recipe costs (notebook 06's quality after fewer steps) and merge it",
-    )
-    parser.add_argument(
-        "--only-finetuning-quality",
-        action="store_true",
-        help="re-measure only notebook 07's fine-tuning quality (after a change of data/finetune/) and merge it",
+        "--kernels",
+        choices=("native", "other"),
+        default="native",
+        help="with --only-ablations: this machine's CPU kernels, or another CPU's (for the claims sweep)",
     )
     parser.add_argument(
         "--robustness-cache", help="JSON-lines file of finished score-spread runs, reused and appended to"
@@ -483,97 +515,43 @@ def main(argv: list[str] | None = None) -> int:
         "--ablations-cache", help="JSON-lines file of finished ablation runs, reused and appended to"
     )
     parser.add_argument(
-        "--readme-only",
-        action="store_true",
-        help="only rewrite the README's summary from benchmarks/results.json",
+        "--readme-only", action="store_true", help="only rewrite the README's summary from results.json"
     )
-    args = parser.parse_args(argv)
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
     if args.readme_only:
         update_readme(deserialise(json.loads(RESULTS_JSON.read_text(encoding="utf-8"))))
         print(f"updated the benchmark summary in {README.relative_to(ROOT)}")
         return 0
-    if args.only_ablations:
-        return only_ablations(quick=args.quick, cache=args.ablations_cache)
-    if args.only_robustness:
-        return only_robustness(quick=args.quick, cache=args.robustness_cache)
-    if args.only_finetuning_quality:
-        return only_finetuning_quality(quick=args.quick)
-    if args.only_speed_table:
-        return only_speed_table(quick=args.quick)
-    if args.only_recipe_budget:
-        return only_recipe_budget(quick=args.quick)
-    if args.only_course:
-        return only_course(quick=args.quick)
-    repeats = 2 if args.quick else 5
-    started = time.time()
-    info = machine()
+    for name, run in ONLY.items():
+        if getattr(args, "only_" + name.replace("-", "_")):
+            return run(args)
+    return full_run(args)
+
+
+def full_run(args: argparse.Namespace) -> int:
+    """Every section in order; RESULTS.md, results.json and the README's summary rewritten."""
+    started, info = time.time(), machine()
     print(f"benchmarking on {info['cpu']} ({info['cores']} cores, torch {info['torch']})", flush=True)
-
     results: dict = {"machine": info}
-    sections: list[str] = []
-    if not args.skip_course:
-        print("1/5 course run time ...", flush=True)
-        results["course"] = bench_course.measure(repeats=1 if args.quick else 3)
-        sections += course_section(results["course"])
-
-    print("2/5 training speed ...", flush=True)
-    course_cfg = bench_quality.course_model_config()
-    configs = [
-        ("notebook 06 mini-BERT", course_cfg, 32, 64),
-        ("BERT-mini 4/256", BertConfig.from_preset("mini", vocab_size=30522), 16, 128),
-    ]
-    results["training"] = [
-        bench_speed.training_speed(
-            name, cfg, batch_size=b, seq_len=t, repeats=repeats, steps=3 if args.quick else 5
-        )
-        for name, cfg, b, t in configs
-    ]
-    sections += training_section(results["training"])
-    print("2/5 training speed: what each optimisation of notebook 06's step buys ...", flush=True)
-    results["speed_table"] = bench_speedups.measure(quick=args.quick)
-    sections += bench_speedups.section(results["speed_table"])
-    if not args.skip_quality:  # it trains models: skipped with the quality section, the last table kept
-        print("2/5 training speed: what a smaller recipe costs (notebook 06's quality) ...", flush=True)
-        results["recipe_budget"] = bench_recipe_budget.measure(quick=args.quick)
-    elif RESULTS_JSON.is_file():
-        previous_budget = json.loads(RESULTS_JSON.read_text(encoding="utf-8")).get("recipe_budget")
-        if previous_budget is not None:
-            results["recipe_budget"] = deserialise(previous_budget)
-    if "recipe_budget" in results:
-        sections += bench_recipe_budget.section(results["recipe_budget"])
-
-    print("3/5 inference ...", flush=True)
-    results["inference"] = bench_speed.inference(
-        batch_size=16, seq_len=128, repeats=3 if args.quick else 5, memory_repeats=2 if args.quick else 3
+    previous = (
+        deserialise(json.loads(RESULTS_JSON.read_text(encoding="utf-8"))) if RESULTS_JSON.is_file() else {}
     )
-    sections += inference_section(results["inference"])
-
-    if not args.skip_quality:
-        print("4/5 quality ...", flush=True)
-        results["quality"] = bench_quality.measure(seeds=1 if args.quick else 3)
-        sections += bench_quality.section(results["quality"])
-
-    previous = json.loads(RESULTS_JSON.read_text(encoding="utf-8")) if RESULTS_JSON.is_file() else {}
-    if not args.skip_ablations:
-        print("ablations (notebook 10) ...", flush=True)
-        results["ablations"] = bench_ablations.measure(quick=args.quick, cache=args.ablations_cache)
-    elif "ablations" in previous:  # notebook 10 reads them: keep the last full run
-        results["ablations"] = previous["ablations"]
-    if "ablations" in results:
-        sections += bench_ablations.section(results["ablations"])
-
-    if not args.skip_robustness:
-        print("robustness: under load, and over seeds and thread counts (issue 20) ...", flush=True)
-        results["robustness"] = bench_robustness.measure(quick=args.quick, cache=args.robustness_cache)
-        sections += bench_robustness.section(results["robustness"])
-
-    print("several processes: 1 vs 2 (torchrun, issue 18) ...", flush=True)
-    results["processes"] = [
-        bench_speed.processes_speed(name, config, repeats=2 if args.quick else 3)
-        for name, config in processes_configs(args.quick)
-    ]
-    sections += processes_section(results["processes"])
-
+    sections: list[str] = []
+    for step in (
+        course_step,
+        speed_step,
+        inference_step,
+        quality_step,
+        ablations_step,
+        robustness_step,
+        processes_step,
+        claims_step,
+    ):
+        sections += step(args, results, previous)
     header = [
         "# Benchmarks",
         "",
@@ -591,14 +569,111 @@ def main(argv: list[str] | None = None) -> int:
     RESULTS_JSON.write_text(json.dumps(serialise(results), indent=1) + "\n")
     update_readme(results)
     print(f"wrote {RESULTS.relative_to(ROOT)} and the summary in {README.relative_to(ROOT)}")
+    failures = full_run_failures(results)
+    for failure in failures:
+        print(f"target missed: {failure}", file=sys.stderr)
+    return 1 if failures else 0
+
+
+def full_run_failures(results: dict) -> list[str]:
     failures = bench_quality.missed(results["quality"]) if "quality" in results else []
     failures += bench_robustness.missed(results["robustness"]) if "robustness" in results else []
     ratio = bench_course.loaded_ratio(results["course"]) if "course" in results else None
     if ratio is not None and ratio > LOADED_LIMIT:
         failures.append(f"the whole course beside a busy core took {ratio:.2f}x its idle time")
-    for failure in failures:
-        print(f"quality target missed: {failure}", file=sys.stderr)
-    return 1 if failures else 0
+    if "claims" in results:
+        failures += [
+            f"claim {cid} missed on some run"
+            for cid, row in results["claims"]["summary"].items()
+            if row["held"] < row["runs"]
+        ]
+    return failures
+
+
+def course_step(args, results, previous) -> list[str]:
+    if args.skip_course:
+        return []
+    print("1/5 course run time ...", flush=True)
+    results["course"] = bench_course.measure(repeats=1 if args.quick else 3)
+    return course_section(results["course"])
+
+
+def speed_step(args, results, previous) -> list[str]:
+    print("2/5 training speed ...", flush=True)
+    repeats = 2 if args.quick else 5
+    configs = [
+        ("notebook 06 mini-BERT", bench_quality.course_model_config(), 32, 64),
+        ("BERT-mini 4/256", BertConfig.from_preset("mini", vocab_size=30522), 16, 128),
+    ]
+    results["training"] = [
+        bench_speed.training_speed(
+            name, cfg, batch_size=b, seq_len=t, repeats=repeats, steps=3 if args.quick else 5
+        )
+        for name, cfg, b, t in configs
+    ]
+    lines = training_section(results["training"])
+    print("2/5 training speed: what each optimisation of notebook 06's step buys ...", flush=True)
+    results["speed_table"] = bench_speedups.measure(quick=args.quick)
+    lines += bench_speedups.section(results["speed_table"])
+    if not args.skip_quality:  # it trains models: skipped with the quality section, the last table kept
+        print("2/5 training speed: what a smaller recipe costs (notebook 06's quality) ...", flush=True)
+        results["recipe_budget"] = bench_recipe_budget.measure(quick=args.quick)
+    elif "recipe_budget" in previous:
+        results["recipe_budget"] = previous["recipe_budget"]
+    if "recipe_budget" in results:
+        lines += bench_recipe_budget.section(results["recipe_budget"])
+    return lines
+
+
+def inference_step(args, results, previous) -> list[str]:
+    print("3/5 inference ...", flush=True)
+    results["inference"] = bench_speed.inference(
+        batch_size=16, seq_len=128, repeats=3 if args.quick else 5, memory_repeats=2 if args.quick else 3
+    )
+    return inference_section(results["inference"])
+
+
+def quality_step(args, results, previous) -> list[str]:
+    if args.skip_quality:
+        return []
+    print("4/5 quality ...", flush=True)
+    results["quality"] = bench_quality.measure(seeds=1 if args.quick else 3)
+    return bench_quality.section(results["quality"])
+
+
+def ablations_step(args, results, previous) -> list[str]:
+    if not args.skip_ablations:
+        print("ablations (notebook 10) ...", flush=True)
+        results["ablations"] = bench_ablations.measure(quick=args.quick, cache=args.ablations_cache)
+    elif "ablations" in previous:  # notebook 10 reads them: keep the last full run
+        results["ablations"] = previous["ablations"]
+    return bench_ablations.section(results["ablations"]) if "ablations" in results else []
+
+
+def robustness_step(args, results, previous) -> list[str]:
+    if args.skip_robustness:
+        return []
+    print("robustness: under load, and over seeds and thread counts (issue 20) ...", flush=True)
+    results["robustness"] = bench_robustness.measure(quick=args.quick, cache=args.robustness_cache)
+    return bench_robustness.section(results["robustness"])
+
+
+def processes_step(args, results, previous) -> list[str]:
+    print("several processes: 1 vs 2 (torchrun, issue 18) ...", flush=True)
+    results["processes"] = [
+        bench_speed.processes_speed(name, config, repeats=2 if args.quick else 3)
+        for name, config in processes_configs(args.quick)
+    ]
+    return processes_section(results["processes"])
+
+
+def claims_step(args, results, previous) -> list[str]:
+    if not args.skip_claims:  # after the ablations: notebook 10's claims read them
+        print("claims: the training notebooks over seeds and CPU kernel sets ...", flush=True)
+        results["claims"] = bench_claims.measure(offsets=(0, 1) if args.quick else bench_claims.OFFSETS)
+    elif "claims" in previous:
+        results["claims"] = previous["claims"]
+    return bench_claims.section(results["claims"]) if "claims" in results else []
 
 
 if __name__ == "__main__":

@@ -32,7 +32,7 @@ from tqdm.auto import tqdm
 
 from bertedu.files import atomic_write
 from bertedu.teaching.i18n import msg, translatable, translate
-from bertedu.utils import repo_root
+from bertedu.utils import repo_root, seed_offset
 
 logger = logging.getLogger(__name__)
 
@@ -189,7 +189,7 @@ def cpu_kernels() -> tuple[str, ...]:
 def run_key(registry: RunRegistry, name: str, kwargs: dict) -> str:
     """16 hex digits naming run ``name`` with ``kwargs``: a hash of the name, the keyword arguments (but
     ``progress``), bertedu's source code, the files in ``data/``, the versions of torch and of the registry's
-    ``packages``, and the CPU kernels (:func:`cpu_kernels`)."""
+    ``packages``, the seed offset (:func:`bertedu.utils.seed_offset`) and the CPU kernels (:func:`cpu_kernels`)."""
     settings = {k: v for k, v in sorted(kwargs.items()) if k != "progress"}
     versions = []
     for package in registry.packages:
@@ -197,7 +197,16 @@ def run_key(registry: RunRegistry, name: str, kwargs: dict) -> str:
             versions.append(importlib.metadata.version(package))
         except importlib.metadata.PackageNotFoundError:
             versions.append("none")
-    parts = [name, repr(settings), torch.__version__, *versions, _code_and_data_digest(), *cpu_kernels()]
+    offset = f"seed offset {seed_offset()}"  # the claims sweep re-runs the notebooks on other seeds
+    parts = [
+        name,
+        repr(settings),
+        offset,
+        torch.__version__,
+        *versions,
+        _code_and_data_digest(),
+        *cpu_kernels(),
+    ]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
 
 

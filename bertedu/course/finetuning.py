@@ -26,7 +26,7 @@ from bertedu.course.baselines import (
     sentence_baselines,
     span_baselines,
 )
-from bertedu.course.pretraining import course_config
+from bertedu.course.pretraining import course_config, course_seed
 from bertedu.teaching.i18n import msg
 from bertedu.training.data import read_corpus
 from bertedu.training.finetune import FineTuneConfig, FineTuneResult, build_task_model, evaluate, fine_tune
@@ -119,6 +119,7 @@ def run_course_task(
     """
     if encoder == "scratch" and not isinstance(source, BertConfig):
         source = source.config  # the same architecture, random weights
+    seed = course_seed(seed)  # + the claims sweep's offset (0 in the notebooks)
     train = datasets["train"] if fraction == 1 else label_budget(datasets["train"], fraction, seed)
     model = build_task_model(task, source, num_labels=train.num_labels, seed=seed, **COURSE_DROPOUT)
     config = course_recipe(task, encoder, seed=seed, progress=progress, **recipe_overrides)
@@ -220,7 +221,9 @@ def learning_curve(
 
 
 def _budget_size(datasets: dict[str, TaskDataset], fraction: float, seed: int) -> int:
-    return len(datasets["train"]) if fraction == 1 else len(label_budget(datasets["train"], fraction, seed))
+    if fraction == 1:
+        return len(datasets["train"])
+    return len(label_budget(datasets["train"], fraction, course_seed(seed)))
 
 
 def baseline_scores(
@@ -246,7 +249,9 @@ def baseline_scores(
             f"baseline_scores covers {SEQUENCE_CLASSIFICATION!r}, {SENTENCE_PAIR_CLASSIFICATION!r} and "
             f"{TOKEN_CLASSIFICATION!r}, not {task!r}."
         )
-    train = datasets["train"] if fraction == 1 else label_budget(datasets["train"], fraction, seed)
+    train = (
+        datasets["train"] if fraction == 1 else label_budget(datasets["train"], fraction, course_seed(seed))
+    )
     test = datasets["test"]
     if train.task != task or test.task != task:
         raise ValueError(f"The datasets are {train.task!r} data; baseline_scores was asked for {task!r}.")
@@ -407,6 +412,7 @@ def run_feature_based(
     if task_shape(task) != SEQUENCE_CLASSIFICATION:
         raise ValueError(f"run_feature_based handles the classification tasks, not {task!r}.")
     require_int("steps", steps, 1)
+    seed = course_seed(seed)  # + the claims sweep's offset (0 in the notebooks)
     train = datasets["train"]
     splits = {name: datasets[name] for name in ("train", "dev", "test")}
     encoder = build_task_model(task, source, num_labels=train.num_labels, seed=seed).bert

@@ -32,13 +32,21 @@ from bertedu.training.pretrain import (
     pretrain,
 )
 from bertedu.training.probes import evaluate_pretraining
-from bertedu.utils import file_sha256, repo_root, resolve_path
+from bertedu.utils import file_sha256, repo_root, resolve_path, seed_offset
 
 logger = logging.getLogger(__name__)
 
 
 #: Where notebook 06 saves the course model and notebooks 07 and 08 look for it (relative to the repo root).
 COURSE_CHECKPOINT = Path("runs") / "mini-bert"
+#: Environment variable naming another folder for the course model (the claims sweep: one per CPU kernel set).
+COURSE_MODEL_ENV = "BERTEDU_COURSE_MODEL"
+
+
+def course_seed(seed: int = 0) -> int:
+    """A seed of the course's recipes: ``seed`` plus :func:`bertedu.utils.seed_offset` (0 unless the claims
+    sweep re-runs the notebooks on other seeds, ``benchmarks/bench_claims.py``)."""
+    return seed + seed_offset()
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -83,12 +91,19 @@ def course_config(**overrides: Any) -> PretrainingConfig:
         mlm_eval_file="data/mlm_eval.tsv",
         nsp_eval_file="data/nsp_eval.tsv",
     )
+    overrides["seed"] = course_seed(overrides.get("seed", 0))  # 0 (+ the sweep's offset)
     return recipe.replace(**overrides)
 
 
 def course_checkpoint_dir() -> Path:
-    """``runs/mini-bert/`` under the repository root (where notebook 06 saves the course model)."""
-    return repo_root() / COURSE_CHECKPOINT
+    """``runs/mini-bert/`` under the repository root (where notebook 06 saves the course model); with a seed
+    offset (the claims sweep), ``runs/mini-bert-seed{offset}/``; ``$BERTEDU_COURSE_MODEL`` if it is set."""
+    override = os.environ.get(COURSE_MODEL_ENV, "").strip()
+    if override:
+        return Path(override)
+    offset = seed_offset()
+    folder = COURSE_CHECKPOINT if offset == 0 else COURSE_CHECKPOINT.with_name(f"mini-bert-seed{offset}")
+    return repo_root() / folder
 
 
 def course_tokenizer() -> BertTokenizer:
