@@ -5,8 +5,8 @@ course's source documents) computes self-attention by hand and then trains this 
 sentences that ``data/simple_sentences.txt`` extends.
 
 What it has: a token-embedding table E (d = 128), *one* self-attention (W_Q, W_K, W_V; a single head),
-dropout, a residual connection and LayerNorm, then the MLM head of BERT (dense + GELU, logits
-``h · Eᵀ + b`` with E tied). What it lacks, compared to BERT: position and segment embeddings, the
+dropout, a residual connection and LayerNorm, then an output head like BERT's MLM head but without its
+LayerNorm (dense + GELU, logits ``h · Eᵀ + b`` with E tied). What it lacks, compared to BERT: position and segment embeddings, the
 feed-forward block, more layers, several heads, the NSP task and the 80/10/10 corruption. Each training
 sentence has exactly one word replaced by [MASK]; Adam with a constant learning rate of 1e-3.
 

@@ -27,6 +27,7 @@ from bertedu.training.checkpoint import (
 from bertedu.training.data import read_corpus
 from bertedu.training.pretrain import (
     PretrainingConfig,
+    PretrainingRun,
     TrainingInterrupted,
     load_eval_items,
     pretrain,
@@ -127,6 +128,14 @@ def load_course_model(
     error says why (:class:`bertedu.training.pretrain.TrainingInterrupted` after a kernel interrupt, with the step
     reached; :class:`bertedu.files.SaveError` for a full disk, ...). The model is in eval mode.
     """
+    run = course_run(path, progress=progress)
+    return run.model, run.tokenizer
+
+
+def course_run(path: str | os.PathLike | None = None, *, progress: bool = True) -> PretrainingRun:
+    """Notebook 06's run of the recipe, ``pretrain(course_config(), runs/mini-bert/)``, with its history: loaded
+    at once if ``path`` (default :func:`course_checkpoint_dir`) holds it finished, resumed if it holds it
+    unfinished, trained otherwise (:func:`load_course_model` says more; this is the same, with the history)."""
     directory = course_checkpoint_dir() if path is None else Path(path)
     expected = course_config()
     corpus_sha = file_sha256(resolve_path(expected.corpus))
@@ -137,32 +146,40 @@ def load_course_model(
         checkpoint, problem = _course_checkpoint(directory, expected, corpus_sha)
         if checkpoint is not None and checkpoint.complete:
             logger.info("Loaded the course model from %s.", directory)
-            return checkpoint.model, checkpoint.tokenizer
-        resume = checkpoint is not None
-        if not resume:
-            _remove_broken_checkpoint(directory)
-            prepare_output(directory)  # refuses a file, or a folder of other files, before training
-        logger.warning(
-            "%s: %s the course model (about a minute on one free CPU core).",
-            problem,
-            "resuming it to finish" if resume else "training",
+            return PretrainingRun(
+                checkpoint.model.eval(), checkpoint.tokenizer, expected, checkpoint.history,
+                checkpoint.metrics, checkpoint.step, directory,
+            )  # fmt: skip
+        return _train_course_model(
+            directory, expected, problem, resume=checkpoint is not None, progress=progress
         )
-        try:
-            run = pretrain(expected, directory, resume=resume, progress=progress)
-        except TrainingInterrupted as stop:
-            raise TrainingInterrupted(
-                stop.run,
-                stop.total_steps,
-                stop.signal,
-                resume_hint="Run load_course_model() again to resume.",
-            ) from None
-        if run.step < expected.steps or not is_checkpoint(directory):  # pretrain raises first; a safety net
-            raise RuntimeError(
-                f"Training the course model stopped at step {run.step}/{expected.steps} without an error; "
-                f"delete {directory} and run load_course_model() again."
-            )
-        logger.info("Trained the course model and saved it to %s.", directory)
-        return run.model, run.tokenizer
+
+
+def _train_course_model(
+    directory: Path, expected: PretrainingConfig, problem: str, *, resume: bool, progress: bool
+):
+    """Train (or finish) the course model in ``directory``, saying why; the caller holds the folder's lock."""
+    if not resume:
+        _remove_broken_checkpoint(directory)
+        prepare_output(directory)  # refuses a file, or a folder of other files, before training
+    logger.warning(
+        "%s: %s the course model (about a minute on one free CPU core).",
+        problem,
+        "resuming it to finish" if resume else "training",
+    )
+    try:
+        run = pretrain(expected, directory, resume=resume, progress=progress)
+    except TrainingInterrupted as stop:
+        raise TrainingInterrupted(
+            stop.run, stop.total_steps, stop.signal, resume_hint="Run load_course_model() again to resume."
+        ) from None
+    if run.step < expected.steps or not is_checkpoint(directory):  # pretrain raises first; a safety net
+        raise RuntimeError(
+            f"Training the course model stopped at step {run.step}/{expected.steps} without an error; "
+            f"delete {directory} and run load_course_model() again."
+        )
+    logger.info("Trained the course model and saved it to %s.", directory)
+    return run
 
 
 def course_eval_history(path: str | os.PathLike | None = None) -> list[dict]:
