@@ -59,6 +59,14 @@ STOP_WORDS = frozenset(
     he she they it her what who where when
     """.split()
 )
+#: Words that name a time of day: the heads of the phrases :func:`template_span` answers "when" with.
+TIME_WORDS = frozenset({"morning", "evening", "night", "day", "breakfast", "lunch", "dinner", "noon"})
+#: Verbs that say the subject does the *next* verb ("the cat likes to sit on the mat"), so they state no fact of
+#: their own. The corpus rules skip them with :data:`STOP_WORDS`; the fact rules (:class:`CorpusFacts`) skip
+#: :data:`TIME_WORDS` too ("every morning the hen lays an egg" is a fact about the hen).
+ATTITUDE_VERBS = frozenset({"likes", "like", "wants", "want"})
+_FUNCTION = STOP_WORDS | ATTITUDE_VERBS  # what the co-occurrence filler never proposes nor reads
+_NO_FACT = _FUNCTION | TIME_WORDS  # what the fact rules skip
 _START, _END = "<s>", "</s>"  # sentence boundaries for the n-gram counts
 
 
@@ -81,6 +89,18 @@ def content_words(text: str) -> set[str]:
 def shares_content_word(a: str, b: str) -> bool:
     """True if sentences ``a`` and ``b`` have a content word in common."""
     return bool(content_words(a) & content_words(b))
+
+
+def stem(word: str) -> str:
+    """A crude stemmer for the course's words, so that a question's "sit" meets the context's "sits":
+    ``-ies`` -> ``-y``, ``-ches/-shes/-sses/-xes`` lose ``es``, another final ``s`` goes (not ``-ss``)."""
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith(("ches", "shes", "sses", "xes")):
+        return word[:-2]
+    if word.endswith("s") and not word.endswith("ss") and len(word) > 3:
+        return word[:-1]
+    return word
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -288,6 +308,65 @@ def ngram_mlm_accuracy(
         "n": len(items),
         "predictions": predictions,
     }
+
+
+class CooccurrenceFiller:
+    """Fill a ``[MASK]`` with the word that shares sentences with the context's words most often: naive Bayes
+    over sentence-level co-occurrence, blind to word order (the review of 2026-12-06, A3).
+
+    Counted on the corpus sentences: ``n(w)``, how often word ``w`` occurs, and ``n(c, w)``, in how many
+    sentences the (stemmed) context word ``c`` and ``w`` occur together. A candidate ``w`` scores::
+
+        log n(w) + Σ_c log[(n(c, w) + 0.1) / (n(w) + 0.1 · V)]          (c: the context's content words)
+
+    Candidates are the corpus's content words (not :data:`STOP_WORDS` or :data:`ATTITUDE_VERBS`) that are no
+    form of a word already in the sentence ("the dog [MASK] in the garden" never gets "dog" or "dogs").
+    ``CooccurrenceFiller(corpus_sentences).predict("the cow eats [MASK] in the field", k=3)``. What it shows:
+    how many masked words the *topic* of the sentence gives away, with no notion of who does what.
+    """
+
+    SMOOTHING = 0.1
+
+    def __init__(self, sentences: Iterable[str]):
+        if isinstance(sentences, str):
+            raise ValueError(
+                "CooccurrenceFiller takes a list of sentences, not one str: CooccurrenceFiller([sentence, ...])."
+            )
+        self.counts: Counter[str] = Counter()  # word -> occurrences
+        self.together: dict[str, Counter] = defaultdict(
+            Counter
+        )  # context stem -> word -> sentences with both
+        for sentence in sentences:
+            ws = words(sentence)
+            self.counts.update(ws)
+            for c in {stem(w) for w in ws if w not in _FUNCTION}:
+                self.together[c].update(set(ws))
+        if not self.counts:
+            raise ValueError("CooccurrenceFiller got no words: pass the corpus as a list of sentences.")
+        self.candidates = sorted(w for w in self.counts if w not in _FUNCTION)
+
+    def rank(self, sentence: str) -> list[str]:
+        """The candidates, the best filler of the ``[MASK]`` first (ties: alphabetical)."""
+        if not has_one_mask(sentence):
+            raise ValueError(
+                f"The sentence needs exactly one [MASK] (as a word of its own), got {sentence!r}."
+            )
+        context = [w for w in words(sentence) if w != MASK.lower()]
+        stems = {stem(w) for w in context}
+        asked = {stem(w) for w in context if w not in _FUNCTION}
+        size, a = len(self.counts), self.SMOOTHING
+        scores = {}
+        for w in self.candidates:
+            if stem(w) in stems:
+                continue
+            n = self.counts[w]
+            scores[w] = math.log(n) + sum(math.log((self.together[c][w] + a) / (n + a * size)) for c in asked)
+        return sorted(scores, key=lambda w: (-scores[w], w))
+
+    def predict(self, sentence: str, k: int = 5) -> list[str]:
+        """The ``k`` best fillers of the ``[MASK]`` of ``sentence``."""
+        require_int("k", k, 1)
+        return self.rank(sentence)[:k]
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -507,6 +586,124 @@ def cooccurrence_pair_accuracy(
     return accuracy([high if score(p) >= threshold else low for p in test_pairs], list(test_labels))
 
 
+# ----------------------------------------------------------------------------------------------------------
+# The corpus as a table of facts (notebook 07): rules that read only the pretraining corpus, never a label
+
+
+def corpus_attributes(sentences: Iterable[str]) -> frozenset[str]:
+    """The words a corpus uses as attributes: right after "is"/"are", and after the "and" of such a list ("the
+    cat is *black* and *soft*"), function words left out. Read from the corpus, so nobody writes a list of
+    adjectives: on ``simple_sentences.txt`` these are the 24 adjectives of the world, and "friends"."""
+    found = set()
+    for sentence in sentences:
+        ws = words(sentence)
+        for i, w in enumerate(ws[:-1]):
+            if w in ("is", "are"):
+                found.add(ws[i + 1])
+                if ws[i + 2 : i + 3] == ["and"] and i + 3 < len(ws):
+                    found.add(ws[i + 3])
+    return frozenset(found - STOP_WORDS)
+
+
+class CorpusFacts:
+    """Who does what in a corpus, read as a table: each sentence's *subject* is its first content word that is
+    not an attribute (:func:`corpus_attributes`), its *predicate* the other content words, all stemmed
+    (:func:`stem`). "the black cat drinks milk" -> subject ``cat``, predicate ``{black, drink, milk}``.
+
+    It reads sentences only, no labels. Two rules use it: :meth:`plausible` (the sentence task) and
+    :meth:`subject_of` (the pair task). ``CorpusFacts(corpus_sentences)``. Notebook 07.
+    """
+
+    def __init__(self, sentences: Iterable[str]):
+        if isinstance(sentences, str):
+            raise ValueError(
+                "CorpusFacts takes a list of sentences, not one str: CorpusFacts([sentence, ...])."
+            )
+        sentences = list(sentences)
+        self.attributes = {stem(w) for w in corpus_attributes(sentences)}
+        self.predicates: dict[str, set[str]] = defaultdict(set)  # subject -> its predicate words
+        self.votes: dict[str, Counter] = defaultdict(Counter)  # predicate word -> subject -> sentences
+        for sentence in sentences:
+            subject, predicate = self.parse(sentence)
+            if subject is not None:
+                self.predicates[subject] |= predicate
+                for w in predicate:
+                    self.votes[w][subject] += 1
+        if not self.predicates:
+            raise ValueError("CorpusFacts found no subject: pass the corpus as a list of sentences.")
+
+    def parse(self, sentence: str) -> tuple[str | None, set[str]]:
+        """``(subject, predicate words)`` of a sentence, stemmed; the subject is ``None`` if it names none
+        ("it drinks milk": every content word is predicate)."""
+        content = [stem(w) for w in words(sentence) if w not in _NO_FACT]
+        subject = next((w for w in content if w not in self.attributes), None)
+        return subject, {w for w in content if w != subject}
+
+    def plausible(self, sentence: str) -> bool:
+        """The subject->predicate lookup: True iff the sentence names a subject and every word of its predicate
+        (attributes aside) follows that subject in some corpus sentence. "the fish climbs the tree": the corpus
+        never puts "climb" or "tree" after "fish", so False."""
+        subject, predicate = self.parse(sentence)
+        return subject is not None and predicate - self.attributes <= self.predicates[subject]
+
+    def subject_of(self, sentence: str) -> str | None:
+        """The subject vote: each content word of ``sentence`` (attributes included, "it" ignored) votes for the
+        subjects the corpus states it of, in proportion (a word the corpus says of the cat in 3 sentences
+        and of the dog in 1 gives the cat 0.75 and the dog 0.25); the most votes win (ties: alphabetical).
+        "it is black and soft" -> ``cat``. ``None`` if no word is in the table."""
+        scores: Counter = Counter()
+        for w in (stem(w) for w in words(sentence) if w not in _NO_FACT):
+            total = sum(self.votes[w].values())
+            for subject, n in self.votes[w].items():
+                scores[subject] += n / total
+        return min(scores, key=lambda s: (-scores[s], s)) if scores else None
+
+
+def _corpus_sentences(documents: Sequence[Sequence[str]], what: str) -> list[str]:
+    if not documents or isinstance(documents, str) or isinstance(documents[0], str):
+        raise ValueError(
+            f"{what} needs the pretraining corpus as documents (lists of sentences, what "
+            "bertedu.training.data.read_corpus returns); got none or a flat list."
+        )
+    return [sentence for document in documents for sentence in document]
+
+
+def corpus_lookup_accuracy(
+    texts: Sequence[str],
+    labels: Sequence[str],
+    documents: Sequence[Sequence[str]],
+    positive: str = "plausible",
+    negative: str = "implausible",
+) -> float:
+    """The subject->predicate lookup (:meth:`CorpusFacts.plausible`) scored on a sentence task: ``positive``
+    when the corpus states every predicate word of the sentence's subject, ``negative`` otherwise. It reads
+    the corpus ``documents`` and no label (the labels only score it). What it shows: in this closed world
+    "knowing who does what" is a lookup in the corpus, which the fine-tuned model has to approximate."""
+    _check_labelled(texts, labels, "corpus_lookup_accuracy")
+    facts = CorpusFacts(_corpus_sentences(documents, "corpus_lookup_accuracy"))
+    return accuracy([positive if facts.plausible(t) else negative for t in texts], list(labels))
+
+
+def subject_vote_pair_accuracy(
+    pairs: Sequence[tuple[str, str]],
+    labels: Sequence[str],
+    documents: Sequence[Sequence[str]],
+    same: str = "same",
+    different: str = "different",
+) -> float:
+    """The subject vote (:meth:`CorpusFacts.subject_of`) scored on a pair task: ``same`` iff both sentences
+    vote for one subject. No label is read (the labels only score it) and no list of subjects is written:
+    the subjects are whatever the corpus's sentences start with. What it shows: how much of "do these two
+    sentences describe the same animal?" the corpus answers by itself."""
+    _check_labelled(pairs, labels, "subject_vote_pair_accuracy")
+    facts = CorpusFacts(_corpus_sentences(documents, "subject_vote_pair_accuracy"))
+    predictions = []
+    for a, b in pairs:
+        subject_a, subject_b = facts.subject_of(a), facts.subject_of(b)
+        predictions.append(same if subject_a is not None and subject_a == subject_b else different)
+    return accuracy(predictions, list(labels))
+
+
 def pair_baselines(
     train_pairs: Sequence[tuple[str, str]],
     train_labels: Sequence[str],
@@ -523,7 +720,9 @@ def pair_baselines(
     - ``bag_of_words``: naive Bayes on the words of both sentences together (no interaction between them);
     - ``label_graph``: :func:`label_graph_pair_accuracy` (when the labels are ``same`` / another one);
     - ``co_occurrence``: :func:`cooccurrence_pair_accuracy` over ``documents`` (when they are given: the
-      pretraining corpus, lists of sentences).
+      pretraining corpus, lists of sentences);
+    - ``subject_vote``: :func:`subject_vote_pair_accuracy` over ``documents`` (when they are given and the
+      labels are ``same`` / another one): the strongest of them, and it reads no label.
 
     Notebook 07.
     """
@@ -545,6 +744,11 @@ def pair_baselines(
         scores["co_occurrence"] = cooccurrence_pair_accuracy(
             train_pairs, train_labels, test_pairs, test_labels, documents
         )
+        if "label_graph" in scores:
+            other = next(label for label in sorted(set(train_labels)) if label != "same")
+            scores["subject_vote"] = subject_vote_pair_accuracy(
+                test_pairs, test_labels, documents, different=other
+            )
     return scores
 
 
@@ -553,14 +757,20 @@ def sentence_baselines(
     train_labels: Sequence[str],
     test_texts: Sequence[str],
     test_labels: Sequence[str],
+    documents: Sequence[Sequence[str]] | None = None,
 ) -> dict[str, float]:
-    """The baselines of a single-sentence classification task, as test accuracies: ``majority`` and
-    ``bag_of_words`` (:class:`NaiveBayes`). What they show: how much of a fine-tuned model's accuracy single
-    words already explain (notebook 07's plausible/implausible task)."""
-    return {
+    """The baselines of a single-sentence classification task, as test accuracies: ``majority``,
+    ``bag_of_words`` (:class:`NaiveBayes`) and, when the pretraining corpus's ``documents`` are given and the
+    labels are ``plausible`` / ``implausible``, ``corpus_lookup`` (:func:`corpus_lookup_accuracy`, which reads
+    no label). What they show: how much of a fine-tuned model's accuracy single words explain, and how much
+    a lookup in the corpus's facts (notebook 07's plausible/implausible task)."""
+    scores = {
         "majority": majority_accuracy(train_labels, test_labels),
         "bag_of_words": bag_of_words_accuracy(train_texts, train_labels, test_texts, test_labels),
     }
+    if documents is not None and set(train_labels) == {"plausible", "implausible"}:
+        scores["corpus_lookup"] = corpus_lookup_accuracy(test_texts, test_labels, documents)
+    return scores
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -569,21 +779,7 @@ def sentence_baselines(
 #: Words on each side of a candidate span that :func:`sliding_window_span` compares with the question (picked
 #: on the training split of ``data/finetune/span_extraction``: 3, 4 and 5 tried).
 SPAN_WINDOW = 4
-#: Words that name a time of day: the heads of the phrases :func:`template_span` answers "when" with.
-TIME_WORDS = frozenset({"morning", "evening", "night", "day", "breakfast", "lunch", "dinner", "noon"})
 _DETERMINERS = frozenset({"the", "a", "an"})
-
-
-def stem(word: str) -> str:
-    """A crude stemmer for the course's words, so that a question's "sit" meets the context's "sits":
-    ``-ies`` -> ``-y``, ``-ches/-shes/-sses/-xes`` lose ``es``, another final ``s`` goes (not ``-ss``)."""
-    if word.endswith("ies") and len(word) > 4:
-        return word[:-3] + "y"
-    if word.endswith(("ches", "shes", "sses", "xes")):
-        return word[:-2]
-    if word.endswith("s") and not word.endswith("ss") and len(word) > 3:
-        return word[:-1]
-    return word
 
 
 def _check_span_input(question: str, context: str) -> tuple[list[str], list[str]]:
@@ -696,6 +892,28 @@ def template_span(question: str, context: str) -> str:
     return ""
 
 
+def training_answers(train: Sequence[tuple[str, str, str]]) -> dict[str, Counter]:
+    """``{question: Counter(answers)}`` of the training items ``(question, context, answer)``: what the copy rule
+    (:func:`copy_answer_span`) remembers."""
+    answers: dict[str, Counter] = defaultdict(Counter)
+    for question, _, answer in train:
+        answers[" ".join(words(question))][answer] += 1
+    return answers
+
+
+def copy_answer_span(question: str, context: str, answers: dict[str, Counter]) -> str:
+    """The copy rule: if ``question`` was asked in training (``answers``, from :func:`training_answers`), answer
+    with its most frequent training answer that occurs in ``context`` (as whole words; ties: alphabetical), else
+    nothing (``""``). It reads the question as a string and understands nothing: what it scores is the share of
+    test questions that are training questions with their answer in sight (Lewis et al. 2021, "Question and
+    Answer Test-Train Overlap"). Notebook 07."""
+    _check_span_input(question, context)
+    seen = answers.get(" ".join(words(question)), Counter())
+    padded = f" {' '.join(words(context))} "
+    found = [a for a in seen if f" {' '.join(words(a))} " in padded]
+    return min(found, key=lambda a: (-seen[a], a)) if found else ""
+
+
 def span_baselines(
     train: Sequence[tuple[str, str, str]], test: Sequence[tuple[str, str, str]]
 ) -> dict[str, dict[str, float]]:
@@ -703,7 +921,9 @@ def span_baselines(
     ``{"sliding_window": {"exact_match", "f1"}, "template": {...}}`` (:func:`bertedu.training.metrics.squad_scores`).
 
     ``sliding_window`` (:func:`sliding_window_span`) takes its longest answer from the training answers;
-    ``template`` (:func:`template_span`) needs no training data. Notebook 07.
+    ``template`` (:func:`template_span`) needs no training data; ``copy_training_answer``
+    (:func:`copy_answer_span`) answers a test question with its training answer: above zero only where test
+    questions were asked in training (a leak between the splits). Notebook 07.
     """
     for what, items in (("train", train), ("test", test)):
         if isinstance(items, str) or not items or any(len(item) != 3 for item in items):
@@ -712,9 +932,13 @@ def span_baselines(
             )
     max_answer_length = max(len(words(answer)) for _, _, answer in train)
     answers = [answer for _, _, answer in test]
+    remembered = training_answers(train)
     return {
         "sliding_window": squad_scores(
             [sliding_window_span(q, c, max_answer_length) for q, c, _ in test], answers
         ),
         "template": squad_scores([template_span(q, c) for q, c, _ in test], answers),
+        "copy_training_answer": squad_scores(
+            [copy_answer_span(q, c, remembered) for q, c, _ in test], answers
+        ),
     }
