@@ -45,6 +45,8 @@ TRAINING_SOURCES = {
 }
 #: Sources that return ``(model, tokenizer)``: the tokenizer is trained on the corpus, the same on every seed.
 MODEL_AND_TOKENIZER = {"load_course_model"}
+#: Methods that put a value into the object they are called on.
+MUTATORS = {"append", "extend", "update", "add", "insert", "setdefault"}
 CHECK = re.compile(r'claims\.check\(\s*"([^"]+)"')
 
 
@@ -202,7 +204,12 @@ class Taint(ast.NodeVisitor):
 
     def visit_Expr(self, node):  # runs.append(result), curve.extend(...), d.update(...)
         call = node.value
-        if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and self.dirty(call):
+        if (
+            isinstance(call, ast.Call)
+            and isinstance(call.func, ast.Attribute)
+            and call.func.attr in MUTATORS
+            and self.dirty(call)
+        ):
             self.tainted |= _targets(call.func.value)
         self.generic_visit(node)
 

@@ -201,3 +201,32 @@ def _plain(x):
     if hasattr(x, "item"):
         x = x.item()
     return float(x) if isinstance(x, (int, float)) else x
+
+
+def spread(claim_id: str, results: str | os.PathLike | None = None) -> tuple[float, float, float] | None:
+    """``(min, median, max)`` of a claim's value over the last claims sweep (``benchmarks/results.json``, written
+    by ``make bench``), for a notebook to print beside its single run; ``None`` if the sweep has not measured it
+    (or the file is not there, as in an installed package)."""
+    _claim(claim_id)
+    path = Path(results) if results else _results_file()
+    try:
+        row = json.loads(path.read_text(encoding="utf-8"))["claims"]["summary"][claim_id]
+    except (OSError, KeyError, ValueError):
+        return None
+    values = row.get("values")
+    return tuple(values) if values else None
+
+
+def spread_text(claim_id: str, digits: int = 3) -> str:
+    """:func:`spread` as ``"0.848 / 0.911 / 0.937"``, or ``"–"`` when there is none."""
+    found = spread(claim_id)
+    return "–" if found is None else " / ".join(f"{v:.{digits}f}" for v in found)
+
+
+def _results_file() -> Path:
+    from bertedu.utils import repo_root
+
+    try:
+        return repo_root() / "benchmarks" / "results.json"
+    except FileNotFoundError:
+        return Path("benchmarks") / "results.json"
