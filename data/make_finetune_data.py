@@ -8,26 +8,31 @@ Written for bertedu (CC BY 4.0). Standard library only, fully deterministic: run
 reproduces the committed files byte for byte (``tests/test_data_files.py`` checks this). Change the
 facts or templates here, never the generated files by hand, then re-run the script.
 
-Four tasks, each with train/dev/test splits (70/15/15; 60/20/20 for the pair task), sentences in the
-same small world as ``data/simple_sentences.txt`` (same vocabulary, same facts, no punctuation):
+Four tasks, each with train/dev/test splits (70/15/15; the pair task's and the span task's splits are dealt by
+fact), sentences in the same small world as ``data/simple_sentences.txt`` (same vocabulary, same facts, no
+punctuation):
 
 - ``sentence_classification/*.tsv``: columns ``sentence`` and ``label`` (``plausible`` or
   ``implausible``), balanced in every split. Plausible sentences restate facts of the world with small
   variations; implausible ones break them (a subject that cannot do the action, subject and object
   swapped, an impossible place or object, a true fact joined to an impossible one, or a fact turned round
-  such as "the sun rises in the west").
+  such as "the sun rises in the west"). Two evaluation slices go with it: ``word_order.tsv`` (the same words in
+  another order) and ``indirect.tsv`` (facts stated only through another fact: "the cat drinks what the cow
+  gives").
 - ``token_classification/*.jsonl``: one ``{"tokens": [...], "tags": [...]}`` per line, Universal POS
   tags from the small set in ``TAGS``.
 - ``span_extraction/*.jsonl``: one ``{"question", "context", "answer", "answer_start"}`` per line,
   SQuAD style: ``context[answer_start:answer_start + len(answer)] == answer`` and the answer occurs
-  exactly once in the context.
+  exactly once in the context. The facts asked about are dealt to the splits (``deal_span_facts``): no dev or
+  test question is asked in training or in the corpus.
 - ``sentence_pair_classification/*.tsv``: columns ``sentence``, ``sentence_b`` and ``label`` (``same`` or ``different``):
   two sentences about "it"; do they describe the same animal or thing of the world? Built from pairs of
   facts (``IT_FACTS``) so that every sentence appears as often with ``same`` as with ``different`` and no
   pair of facts is shared between splits: the label depends on both sentences together.
 
-The script reads ``simple_sentences.txt`` (next to it) only to leave out classification, pair and tagging
-sentences that are corpus lines word for word.
+The script reads ``simple_sentences.txt`` (next to it) only to leave out classification, pair, slice and tagging
+sentences that are corpus lines word for word, and to keep the facts its question lines ask about out of the
+span task's dev and test splits.
 """
 
 from __future__ import annotations
@@ -43,7 +48,9 @@ SEED = 2002  # after seed 002, the blog post whose 100-sentence corpus started t
 SPLITS = (("train", 0.70), ("dev", 0.15), ("test", 0.15))
 N_CLASSIFICATION = 600  # 300 plausible + 300 implausible
 N_POS = 300
-N_SPAN = 360
+# The span task's splits: examples per split. Facts, not examples, are dealt to them (deal_span_facts).
+SPAN_SIZES = {"train": 252, "dev": 54, "test": 54}
+SPAN_HELD_OUT = ("dev", "test")
 # The sentence-pair task has its own random stream, so adding it left the three tasks above byte-identical.
 PAIR_SEED = 2003
 # The word-order slice of the sentence task (notebook 07 section 2, notebook 10): its own stream too.
@@ -51,10 +58,11 @@ WORD_ORDER_SEED = 2004
 N_WORD_ORDER = 24  # minimal pairs, so 48 sentences
 PAIR_SPLITS = (("train", 0.60), ("dev", 0.20), ("test", 0.20))  # names and order of the splits
 # How many facts of each subject (IT_FACTS) go to train, dev and test: 0 or at least 2 (a "same" pair needs two).
-# Subjects with three facts stay in training; the test split gets the most subjects it can.
+# Dev and test hold the same six subjects with the same number of facts each, so early stopping on dev selects on
+# the test's distribution (the content review of 2026-12-06, finding 2c); subjects with three facts stay in training.
 PAIR_FACT_SPLITS = {
-    "the cat": (3, 2, 3), "the dog": (3, 2, 3), "the bird": (2, 2, 2), "the mouse": (2, 2, 2),
-    "the cow": (2, 0, 2), "the sun": (2, 2, 0), "the fish": (3, 0, 0), "the moon": (3, 0, 0),
+    "the cat": (4, 2, 2), "the dog": (4, 2, 2), "the bird": (2, 2, 2), "the mouse": (2, 2, 2),
+    "the cow": (0, 2, 2), "the sun": (0, 2, 2), "the fish": (3, 0, 0), "the moon": (3, 0, 0),
     "the river": (3, 0, 0),
 }  # fmt: skip
 PAIR_RENDERINGS = 3  # sentences per ordered pair of facts (plain, with a time phrase, "it likes to ...")
@@ -460,49 +468,116 @@ def question_for(f, kind, subj_np, time):
     return f"what {aux} {f['subj']} {f['base']}", f["answer"]
 
 
+def question_kinds(f):
+    """The kinds of question a fact can be asked (:func:`question_for`): its subject, its own phrase, its time."""
+    return ["subject"] + (["slot"] if f["qtype"] else []) + (["time"] if f["times"] else [])
+
+
+def questions_of(f):
+    """Every question the templates can ask about fact f (the answer does not change the question)."""
+    time = f["times"][0] if f["times"] else ""
+    return {question_for(f, kind, f["subj"], time)[0] for kind in question_kinds(f)}
+
+
+def asked_in_corpus(f, corpus_lines):
+    """True if a corpus line asks one of f's questions, word for word or with more words after it
+    ("what does the woman buy at the store" asks "what does the woman buy")."""
+    return any(line == q or line.startswith(q + " ") for q in questions_of(f) for line in corpus_lines)
+
+
+def held_out_gap(asked, name, added):
+    """How far apart dev and test are (in who/what/where/when questions) if the questions ``added`` go to
+    ``name``; then the size of that split, then its place in :data:`SPAN_HELD_OUT` (a sort key)."""
+    after = {n: asked[n] + added if n == name else asked[n] for n in SPAN_HELD_OUT}
+    gaps = [abs(after["dev"][w] - after["test"][w]) for w in ("who", "what", "where", "when")]
+    return sum(gaps), sum(after[name].values()), SPAN_HELD_OUT.index(name)
+
+
+def deal_span_facts(rng):
+    """The facts of the span task dealt to train/dev/test, ``{split: [facts]}``, so that a dev or test question
+    is about a fact no training question asks about, and no corpus line asks about it either (Lewis et al.
+    2021's question overlap; the content review of 2026-12-06, finding 4). Facts that share a question ("who
+    drinks juice": the boy and the girl) go together; a group the corpus asks about goes to train; the other
+    groups are dealt to dev and test (:data:`SPAN_HELD_OUT`), each to the split that keeps the two closest in
+    their numbers of who/what/where/when questions."""
+    corpus_lines = corpus_sentences()
+    groups = []  # lists of facts joined by a shared question
+    for f in ALL_FACTS:
+        joined = [g for g in groups if any(questions_of(f) & questions_of(h) for h in g)]
+        for g in joined:
+            groups.remove(g)
+        groups.append([f, *(h for g in joined for h in g)])
+    dealt = {"train": [], "dev": [], "test": []}
+    free = [g for g in groups if not any(asked_in_corpus(f, corpus_lines) for f in g)]
+    for g in groups:
+        if g not in free:
+            dealt["train"] += g
+    rng.shuffle(free)
+    asked = {name: Counter() for name in SPAN_HELD_OUT}  # split -> question word -> questions
+    for g in free:
+        added = Counter(q.split()[0] for f in g for q in questions_of(f))
+        name = min(SPAN_HELD_OUT, key=lambda n: held_out_gap(asked, n, added))
+        dealt[name] += g
+        asked[name] += added
+    return dealt
+
+
+def span_example(rng, target, kind):
+    """One example asking ``kind`` about ``target``: (question, context, answer), or None if this draw is ambiguous."""
+    # Contexts join sentences without punctuation, as the corpus does, so a time phrase between two
+    # sentences could belong to either: only the target may have one, at its start, opening the context.
+    sentence, subj_np, time = render(rng, target, p_time=1.0 if kind == "time" else 0.3, time_first=True)
+    # Distractors never share the target's subject, so "where does the cat sit" has one answer, and
+    # never end in a time ("the moon shines at night"); a target that does closes the context.
+    others = [f for f in ALL_FACTS if f["subj"] != target["subj"] and f["qtype"] != "when"]
+    parts = [render(rng, f, p_time=0.0)[0] for f in rng.sample(others, rng.randint(2, 3))]
+    if time:
+        position = 0
+    elif target["qtype"] == "when":
+        position = len(parts)
+    else:
+        position = rng.randint(0, len(parts))
+    parts.insert(position, sentence)
+    context = " ".join(parts)
+    question, answer = question_for(target, kind, subj_np, time)
+    # one answer only: the answer string occurs once, and for a subject question so does the predicate
+    if context.count(answer) != 1:
+        return None
+    if kind == "subject" and context.count(" " + predicate(target)) != 1:
+        return None
+    return question, context, answer
+
+
 def make_spans(rng):
-    examples, seen = [], set()
-    while len(examples) < N_SPAN:
-        target = rng.choice(ALL_FACTS)
-        kinds = (
-            ["subject"]
-            + (["slot", "slot"] if target["qtype"] else [])
-            + (["time"] if target["times"] else [])
-        )
-        kind = rng.choice(kinds)
-        # Contexts join sentences without punctuation, as the corpus does, so a time phrase between two
-        # sentences could belong to either: only the target may have one, at its start, opening the context.
-        sentence, subj_np, time = render(rng, target, p_time=1.0 if kind == "time" else 0.3, time_first=True)
-        # Distractors never share the target's subject, so "where does the cat sit" has one answer, and
-        # never end in a time ("the moon shines at night"); a target that does closes the context.
-        others = [f for f in ALL_FACTS if f["subj"] != target["subj"] and f["qtype"] != "when"]
-        parts = [render(rng, f, p_time=0.0)[0] for f in rng.sample(others, rng.randint(2, 3))]
-        if time:
-            position = 0
-        elif target["qtype"] == "when":
-            position = len(parts)
-        else:
-            position = rng.randint(0, len(parts))
-        parts.insert(position, sentence)
-        context = " ".join(parts)
-        question, answer = question_for(target, kind, subj_np, time)
-        # one answer only: the answer string occurs once, and for a subject question so does the predicate
-        if context.count(answer) != 1:
-            continue
-        if kind == "subject" and context.count(" " + predicate(target)) != 1:
-            continue
-        if (question, context) in seen:
-            continue
-        seen.add((question, context))
-        examples.append(
-            {
-                "question": question,
-                "context": context,
-                "answer": answer,
-                "answer_start": context.index(answer),
-            }
-        )
-    return split(examples)
+    """:data:`SPAN_SIZES` examples per split, each a question about a fact of its split (:func:`deal_span_facts`):
+    the split's questions are asked in turn (in a new order on every round, each time with a new context), so
+    every question of a split is asked about equally often. A context's distractor sentences may state any
+    fact; its question never asks about a fact of another split."""
+    dealt = deal_span_facts(rng)
+    parts, seen = {}, set()
+    for name, size in SPAN_SIZES.items():
+        asks = [(f, kind) for f in dealt[name] for kind in question_kinds(f)]
+        examples, queue = [], []
+        while len(examples) < size:
+            if not queue:
+                queue = list(asks)
+                rng.shuffle(queue)
+            made = span_example(rng, *queue[-1])
+            if made is None or made[:2] in seen:
+                continue  # draw another context for the same question
+            queue.pop()
+            seen.add(made[:2])
+            question, context, answer = made
+            examples.append(
+                {
+                    "question": question,
+                    "context": context,
+                    "answer": answer,
+                    "answer_start": context.index(answer),
+                }
+            )
+        parts[name] = examples
+    return parts
 
 
 # --------------------------------------------------------------------------------------------------
@@ -680,6 +755,104 @@ def make_word_order(rng, taken):
 
 
 # --------------------------------------------------------------------------------------------------
+# An indirect slice of task 1: facts stated only through another fact
+# --------------------------------------------------------------------------------------------------
+# A clue names a thing by what another subject does with it, never by its name: "what the cow gives" is milk.
+# Each clue: (subject or "", the rest of the clue, the thing it names, the kind of thing).
+# fmt: off
+CLUES = {
+    "what the cow gives": ("the cow", "gives", "milk", "drink"),
+    "what the cow drinks": ("the cow", "drinks", "water", "drink"),
+    "what the hen lays": ("the hen", "lays", "an egg", "food"),
+    "what the woman plants": ("the woman", "plants", "a seed", "food"),
+    "what the boy kicks": ("the boy", "kicks", "the ball", "toy"),
+    "what the dog chases": ("the dog", "chases", "the ball", "toy"),
+    "what hides in the wall": ("", "hides in the wall", "the mouse", "animal"),
+    "where the river flows": ("the river", "flows", "the sea", "water"),
+    "where the cow drinks water": ("the cow", "drinks water", "the river", "water"),
+    "where the farmer works": ("the farmer", "works", "the field", "land"),
+    "where the woman plants a seed": ("the woman", "plants a seed", "the garden", "land"),
+}
+# A taker does something with the thing a clue names: (subject, verb, base form, the rest before the clue,
+# what the world says it takes, the kinds of thing it clearly cannot take). "the cat drinks" takes milk, and
+# cannot drink a food, a toy or an animal; "the boat floats" on the sea, never on land.
+TAKERS = [
+    ("the cat", "drinks", "drink", "", "milk", ("food", "toy", "animal")),
+    ("the child", "drinks", "drink", "", "milk", ("food", "toy", "animal")),
+    ("the dog", "drinks", "drink", "", "water", ("food", "toy", "animal")),
+    ("the boy", "eats", "eat", "", "an egg", ("drink", "toy", "animal")),
+    ("the bird", "eats", "eat", "", "a seed", ("drink", "toy")),
+    ("the dog", "chases", "chase", "", "the ball", ("drink", "food")),
+    ("the boy", "kicks", "kick", "", "the ball", ("drink",)),
+    ("the cat", "chases", "chase", "", "the mouse", ("drink",)),
+    ("the boat", "floats", "float", "", "the sea", ("land",)),
+    ("the fish", "swims", "swim", "", "the river", ("land",)),
+    ("the cow", "eats", "eat", "grass", "the field", ("water",)),
+    ("the dog", "digs", "dig", "", "the garden", ("water",)),
+]
+# fmt: on
+INDIRECT_SEED = 2005  # the indirect slice's own random stream: the other files stay as they were
+N_INDIRECT = 15  # quadruples, so 60 sentences (every quadruple about places, the others drawn)
+
+
+def indirect_quadruples():
+    """Every quadruple of the indirect slice: two plausible sentences, a taker with the clue that names what it
+    takes ("the cat drinks what the cow gives"), and the two implausible ones the crossing makes ("the cat drinks
+    what the hen lays": an egg is no drink), for the pairs whose crossings are both clearly impossible and name
+    two subjects (taker and clue). [((taker 1, clue 1), (taker 2, clue 2)), ...], sorted."""
+    plausible = [(t, c) for t in TAKERS for c, clue in CLUES.items() if clue[2] == t[4] and clue[0] != t[0]]
+
+    def impossible(t, c):
+        return CLUES[c][3] in t[5] and CLUES[c][0] != t[0]
+
+    return sorted(
+        (x, y)
+        for x, y in permutations(plausible, 2)
+        if x < y and impossible(x[0], y[1]) and impossible(y[0], x[1])
+    )
+
+
+def render_indirect(rng, taker, clue):
+    """A taker and a clue rendered once each (adjectives the world gives, sometimes "likes to"), so that a
+    quadruple's plausible and implausible sentences share every rendering: ``(taker phrase, clue phrase)``."""
+    subj, verb, base, rest, _, _ = taker
+    likes = subj in ANIMATE and verb not in NO_LIKES and rng.random() < 0.3
+    head = f"{with_adjective(rng, subj, p=0.4)} {'likes to ' + base if likes else verb}"
+    head = f"{head} {rest}" if rest else head
+    clue_subj = CLUES[clue][0]
+    phrase = clue.replace(clue_subj, with_adjective(rng, clue_subj, p=0.4), 1) if clue_subj else clue
+    return head, phrase
+
+
+def make_indirect(rng, taken):
+    """:data:`N_INDIRECT` quadruples for the sentence task's evaluation, four adjacent rows each: a plausible
+    sentence, the implausible one with the same taker, the second plausible one, its implausible twin. Every
+    taker phrase and every clue phrase of a quadruple occurs once with each label, so every word does too (any
+    rule that judges words or clauses one by one scores 0.5 on a quadruple), and both clauses of every sentence
+    are true facts of the world: only what the clue *names* decides the label. No sentence is a corpus line or
+    in ``taken``. Rows ``(sentence, label)``."""
+    corpus = corpus_sentences()
+    candidates = indirect_quadruples()
+    places = [q for q in candidates if q[0][1].startswith("where")]  # few: all of them
+    chosen = places + rng.sample([q for q in candidates if q not in places], N_INDIRECT - len(places))
+    rng.shuffle(chosen)
+    rows, seen = [], set(taken) | corpus
+    for (t1, c1), (t2, c2) in chosen:
+        for _ in range(100):
+            h1, p1 = render_indirect(rng, t1, c1)
+            h2, p2 = render_indirect(rng, t2, c2)
+            quad = [(f"{h1} {p1}", "plausible"), (f"{h1} {p2}", "implausible")]
+            quad += [(f"{h2} {p2}", "plausible"), (f"{h2} {p1}", "implausible")]
+            if not {s for s, _ in quad} & seen:
+                break
+        else:
+            raise RuntimeError("could not render an indirect quadruple without repeating a sentence")
+        seen |= {s for s, _ in quad}
+        rows += quad
+    return rows
+
+
+# --------------------------------------------------------------------------------------------------
 def write(out_dir: Path):
     """Generate the four tasks (a fresh random.Random(SEED) for the first three, random.Random(PAIR_SEED) for
     the pair task) and write them under out_dir."""
@@ -692,10 +865,12 @@ def write(out_dir: Path):
     }
     classification = {s for rows in tasks["sentence_classification"].values() for s, _ in rows}
     order_rows = make_word_order(random.Random(WORD_ORDER_SEED), classification)
-    path = out_dir / "sentence_classification" / "word_order.tsv"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", encoding="utf-8", newline="\n") as fh:
-        fh.write("sentence\tlabel\n" + "".join(f"{s}\t{label}\n" for s, label in order_rows))
+    indirect_rows = make_indirect(random.Random(INDIRECT_SEED), classification | {s for s, _ in order_rows})
+    for name, slice_rows in (("word_order", order_rows), ("indirect", indirect_rows)):
+        path = out_dir / "sentence_classification" / f"{name}.tsv"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write("sentence\tlabel\n" + "".join(f"{s}\t{label}\n" for s, label in slice_rows))
     for task, splits in tasks.items():
         folder = out_dir / task
         folder.mkdir(parents=True, exist_ok=True)
