@@ -210,6 +210,7 @@ def test_baseline_scores_of_the_course_tasks(word_tok):
         ftd.SEQUENCE_CLASSIFICATION, ftd.make_task_datasets(ftd.SEQUENCE_CLASSIFICATION, word_tok)
     )
     assert sentence["majority"] == 0.5 and round(sentence["bag_of_words"], 3) == 0.722
+    assert round(sentence["corpus_lookup"], 3) == 0.978  # 88 of 90: the corpus's facts as a table (issue 39)
     pair_data = ftd.make_task_datasets(ftd.SENTENCE_PAIR_CLASSIFICATION, word_tok)
     pair = course.baseline_scores(ftd.SENTENCE_PAIR_CLASSIFICATION, pair_data)
     rules = {
@@ -220,9 +221,12 @@ def test_baseline_scores_of_the_course_tasks(word_tok):
         "bag_of_words",
         "label_graph",
         "co_occurrence",
+        "subject_vote",
     }
-    assert set(pair) == rules and round(pair["co_occurrence"], 3) == 0.630  # the corpus knows something
-    assert max(v for k, v in pair.items() if k != "co_occurrence") <= 0.55 and pair["label_graph"] == 0.5
+    assert set(pair) == rules and round(pair["co_occurrence"] * 72) == 50  # the corpus knows something
+    assert round(pair["subject_vote"] * 72) == 66  # and its subjects know more (data/README.md)
+    corpus_rules = ("co_occurrence", "subject_vote")
+    assert max(v for k, v in pair.items() if k not in corpus_rules) <= 0.55 and pair["label_graph"] == 0.5
     tagging = course.baseline_scores(
         ftd.TOKEN_CLASSIFICATION, ftd.make_task_datasets(ftd.TOKEN_CLASSIFICATION, word_tok)
     )
@@ -318,8 +322,8 @@ def test_run_feature_based_trains_only_a_classifier_and_is_deterministic(word_to
 def test_best_baseline_sits_under_every_task_table(word_tok):
     """Notebook 07's per-task tables end with the task's best trivial rule, named, in the task's own metrics."""
     expected = {
-        ftd.SEQUENCE_CLASSIFICATION: ("bag of words", {"accuracy"}),
-        ftd.SENTENCE_PAIR_CLASSIFICATION: ("co occurrence", {"accuracy"}),
+        ftd.SEQUENCE_CLASSIFICATION: ("corpus lookup", {"accuracy"}),  # the corpus rules of issue 39
+        ftd.SENTENCE_PAIR_CLASSIFICATION: ("subject vote", {"accuracy"}),
         ftd.TOKEN_CLASSIFICATION: ("word's most frequent tag", {"token_accuracy", "macro_f1"}),
         ftd.SPAN_EXTRACTION: ("template", {"exact_match", "f1"}),
     }
@@ -379,6 +383,15 @@ def test_dev_search_picks_the_best_dev_setting_and_never_looks_at_test(monkeypat
     assert course.DEV_SEARCH == {"lr_scale": (5.0, 20.0, 80.0), "epochs": (10, 30)}
     with pytest.raises(ValueError, match="at least one learning-rate factor"):
         course.dev_search("t", "scratch", None, {}, lr_scales=())
+
+
+def test_indirect_dataset_uses_the_training_labels(word_tok):
+    data = ftd.make_task_datasets(ftd.SEQUENCE_CLASSIFICATION, word_tok)
+    indirect = ftd.indirect_dataset(word_tok, data["train"].labels)
+    assert len(indirect) == 60 and indirect.labels == data["train"].labels
+    ids = [indirect[i]["labels"] for i in range(len(indirect))]
+    plausible = data["train"].labels.names.index("plausible")
+    assert ids[::2] == [plausible] * 30 and plausible not in ids[1::2]  # plausible, then its implausible twin
 
 
 def test_word_order_dataset_uses_the_training_labels(word_tok):

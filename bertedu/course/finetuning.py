@@ -232,10 +232,12 @@ def baseline_scores(
     """Test scores of the trivial baselines of a task, trained on the training split (or on
     :func:`label_budget` ``(train, fraction, seed)``, the examples a fine-tuned model of that budget sees):
 
-    - sentence classification (accuracy): ``majority`` (always the most frequent label) and ``bag_of_words``
-      (naive Bayes over the words, :mod:`bertedu.course.baselines`);
-    - sentence pairs (accuracy): the same two, plus ``overlap`` (do A and B share a content word?),
-      ``hypothesis_only`` (naive Bayes on segment B alone) and ``first_only`` (on segment A alone);
+    - sentence classification (accuracy): ``majority`` (always the most frequent label), ``bag_of_words``
+      (naive Bayes over the words, :mod:`bertedu.course.baselines`) and ``corpus_lookup`` (the corpus's
+      subject->predicate table; it reads no label);
+    - sentence pairs (accuracy): the first two, plus ``overlap`` (do A and B share a content word?),
+      ``hypothesis_only`` (naive Bayes on segment B alone), ``first_only`` (on segment A alone),
+      ``label_graph``, ``co_occurrence`` and ``subject_vote`` (the corpus's subjects; it reads no label);
     - token classification (token accuracy over words): ``majority`` (every word gets the most frequent
       tag) and ``word_majority`` (each word gets the tag it had most often in training; unseen words the
       most frequent tag).
@@ -259,18 +261,21 @@ def baseline_scores(
         return _tagging_baselines(train.examples, test.examples)
     train_labels = [e.label for e in train.examples]
     test_labels = [e.label for e in test.examples]
+    documents = read_corpus(resolve_path(course_config().corpus))  # the corpus rules read the corpus
     if task == SENTENCE_PAIR_CLASSIFICATION:
         return pair_baselines(
             [(e.text, e.text_pair) for e in train.examples],
             train_labels,
             [(e.text, e.text_pair) for e in test.examples],
             test_labels,
-            documents=read_corpus(
-                resolve_path(course_config().corpus)
-            ),  # the co-occurrence rule reads the corpus
+            documents=documents,
         )
     return sentence_baselines(
-        [e.text for e in train.examples], train_labels, [e.text for e in test.examples], test_labels
+        [e.text for e in train.examples],
+        train_labels,
+        [e.text for e in test.examples],
+        test_labels,
+        documents=documents,
     )
 
 
@@ -293,7 +298,7 @@ def _tagging_baselines(train, test) -> dict[str, float]:
 
 def span_baseline_scores(datasets: dict[str, TaskDataset]) -> dict[str, dict[str, float]]:
     """Test scores (``exact_match``, ``f1``) of the span rules of :func:`bertedu.course.baselines.span_baselines`
-    (the sliding window and the template rule), fitted on the training split."""
+    (the sliding window, the template rule and the copy rule), fitted on the training split."""
     train, test = datasets["train"], datasets["test"]
     if train.task != SPAN_EXTRACTION or test.task != SPAN_EXTRACTION:
         raise ValueError(f"span_baseline_scores needs {SPAN_EXTRACTION!r} data, got {train.task!r}.")
@@ -310,8 +315,8 @@ def best_baseline(task: str, datasets: dict[str, TaskDataset]) -> tuple[str, dic
 
     - sentence and pair classification: the best of :func:`baseline_scores` by accuracy (``{"accuracy"}``);
     - token classification: each word's most frequent training tag (``{"token_accuracy", "macro_f1"}``);
-    - span extraction: the better of :func:`bertedu.course.baselines.span_baselines` by F1 (the sliding
-      window and the template rule, ``{"exact_match", "f1"}``).
+    - span extraction: the best of :func:`bertedu.course.baselines.span_baselines` by F1 (the sliding
+      window, the template rule and the copy rule, ``{"exact_match", "f1"}``).
     """
     check_task(task)
     train, test = datasets["train"], datasets["test"]

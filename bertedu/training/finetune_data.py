@@ -585,6 +585,16 @@ def word_order_dataset(tokenizer, labels, *, max_length: int = 64) -> TaskDatase
     return make_dataset(SEQUENCE_CLASSIFICATION, examples, tokenizer, labels=labels, max_length=max_length)
 
 
+def indirect_dataset(tokenizer, labels, *, max_length: int = 64) -> TaskDataset:
+    """The sentence task's indirect slice, ``data/finetune/sentence_classification/indirect.tsv``: 15 quadruples of
+    facts stated only through another fact ("the cat drinks what the cow gives": milk), encoded with the training
+    split's ``labels``. Both clauses of every sentence are true; only what the clue names decides the label, so the
+    corpus lookup and a bag of words are near chance (data/README.md); notebook 07 asks what a model does."""
+    path = task_data_dir(SEQUENCE_CLASSIFICATION) / "indirect.tsv"
+    examples = read_examples(SEQUENCE_CLASSIFICATION, path)
+    return make_dataset(SEQUENCE_CLASSIFICATION, examples, tokenizer, labels=labels, max_length=max_length)
+
+
 def label_budget(dataset: TaskDataset, fraction: float, seed: int = 0) -> TaskDataset:
     """A random ``fraction`` of ``dataset`` (at least one example per label for classification when possible),
     drawn with ``seed``: the "number of labelled examples" axis of a learning curve."""
