@@ -28,7 +28,7 @@ from bertedu.course.ablations import FULL, METRICS, TABLE_5, TABLE_8, VARIANTS
 
 QUICK = {**FULL, "seeds": (0,), "steps": 200}
 HELDOUT = ("mlm_top1", "mlm_top5", "gen_top1", "gen_top5", "nsp", "nsp_hard")
-DOWNSTREAM = ("sentence", "order", "pair", "tagging", "span", "probe")
+DOWNSTREAM = ("sentence", "order", "indirect", "pair", "tagging", "span", "probe")
 
 
 def _run(job: tuple[str, int, int, int]) -> dict:
