@@ -166,10 +166,14 @@ def test_notebook_07s_learning_curve_in_a_second_process_equals_the_same_call_he
     }
     side = start_side_runs({"learning_curve": small})
     assert side.in_background
-    records = side.result("learning_curve")
-    assert records == learning_curve_run(**small)
-    assert sorted(r["encoder"] for r in records) == ["bag of words", "mini-bert"]
+    result = side.result("learning_curve")
+    assert result == learning_curve_run(**small)
+    records = result["records"]
+    assert (
+        sorted(r["encoder"] for r in records) == ["bag of words", "mini-bert"] and result["control"] is None
+    )
     assert all(r["fraction"] == 0.1 and r["n_train"] == 42 for r in records)
+    assert [r["n_dev"] for r in records] == [0, 90]  # the model's epoch was picked on the 90 dev labels
 
 
 def test_notebook_07s_minilm_run_keeps_its_scores_through_the_second_process(monkeypatch):

@@ -20,11 +20,15 @@ from bertedu.core.minilm import minilm_dir
 from bertedu.core.tokenizer import BertTokenizer
 from bertedu.core.validation import require_int
 from bertedu.course.baselines import (
+    ATTITUDE_VERBS,
+    TIME_WORDS,
+    content_words,
     majority_label,
     most_frequent_tag_scores,
     pair_baselines,
     sentence_baselines,
     span_baselines,
+    stem,
 )
 from bertedu.course.pretraining import course_config, course_seed
 from bertedu.teaching.i18n import msg
@@ -169,10 +173,14 @@ def learning_curve(
     encoders=("mini-bert", "scratch"),
     progress: bool = False,
     bag_of_words: bool = False,
+    overrides: dict[str, dict] | None = None,
 ) -> list[dict]:
     """Test scores against the number of labelled training examples, for each encoder recipe.
 
-    One record per (encoder, fraction, seed): ``{"encoder", "fraction", "n_train", "seed", **test_metrics}``.
+    One record per (encoder, fraction, seed): ``{"encoder", "fraction", "n_train", "n_dev", "seed",
+    **test_metrics}``; ``n_dev`` is the dev split's size, whose labels pick every run's epoch, so a run used
+    ``n_train + n_dev`` labels in all. ``overrides``: recipe settings per encoder (the control from scratch gets
+    its own learning rate and epochs: :func:`dev_search`).
     The full training set (fraction 1.0) is run with the first seed only (every seed would see the same
     examples). ``bag_of_words=True`` (classification tasks) adds a record with ``encoder="bag of words"`` and
     its test ``accuracy`` for every budget: naive Bayes trained on the very same examples
@@ -189,6 +197,7 @@ def learning_curve(
                     "encoder": "bag of words",
                     "fraction": fraction,
                     "n_train": _budget_size(datasets, fraction, seed),
+                    "n_dev": 0,  # naive Bayes has no epochs to pick
                     "seed": seed,
                     "accuracy": scores["bag_of_words"],
                 }
@@ -211,13 +220,32 @@ def learning_curve(
                 ),
                 refresh=True,
             )
-            _, metrics = run_course_task(task, encoder, source, datasets, fraction=fraction, seed=seed)
-            n_train = _budget_size(datasets, fraction, seed)
+            extra = (overrides or {}).get(encoder, {})
+            _, metrics = run_course_task(
+                task, encoder, source, datasets, fraction=fraction, seed=seed, **extra
+            )
+            n_train, n_dev = _budget_size(datasets, fraction, seed), len(datasets["dev"])
             records.append(
-                {"encoder": encoder, "fraction": fraction, "n_train": n_train, "seed": seed, **metrics}
+                {"encoder": encoder, "fraction": fraction, "n_train": n_train, "n_dev": n_dev, "seed": seed}
+                | metrics
             )
             bar.update(1)
     return records
+
+
+def fact_key(sentence: str) -> frozenset[str]:
+    """The fact a sentence of the pair task renders, as the set of its content words, stemmed, without time words
+    or "likes to": "in the morning it sits on the mat", "it likes to sit on the mat" and "it sits on the mat" are
+    one fact, ``{"sit", "mat"}``. Pairs that render the same two facts are not independent test items."""
+    return frozenset(
+        stem(w) for w in content_words(sentence) if w not in TIME_WORDS and w not in ATTITUDE_VERBS
+    )
+
+
+def pair_clusters(dataset: TaskDataset) -> list[frozenset]:
+    """For each item of a sentence-pair dataset, the unordered pair of facts it renders (:func:`fact_key`): the
+    clusters of :func:`bertedu.course.stats.cluster_se`."""
+    return [frozenset((fact_key(e.text), fact_key(e.text_pair))) for e in dataset.examples]
 
 
 def _budget_size(datasets: dict[str, TaskDataset], fraction: float, seed: int) -> int:

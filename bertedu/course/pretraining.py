@@ -107,6 +107,12 @@ def course_checkpoint_dir() -> Path:
     return repo_root() / folder
 
 
+def course_documents() -> list[list[str]]:
+    """The pretraining corpus of notebook 06's recipe, as documents (lists of sentences): what the corpus rules of
+    :mod:`bertedu.course.baselines` read."""
+    return read_corpus(resolve_path(course_config().corpus))
+
+
 def course_tokenizer() -> BertTokenizer:
     """The course vocabulary: WordPiece trained on ``data/simple_sentences.txt``, every word one token."""
     config = course_config()

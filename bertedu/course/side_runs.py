@@ -9,6 +9,7 @@ Part of :mod:`bertedu.course` (the course's recipes); introduced in notebook 06.
 
 from __future__ import annotations
 
+import functools
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,12 +23,22 @@ from bertedu.core.minilm import MINILM_PACKAGE
 from bertedu.core.model import BertForPreTraining
 from bertedu.core.tokenizer import BertTokenizer, train_tokenizer
 from bertedu.course.background import BackgroundRuns, RunRegistry
-from bertedu.course.finetuning import learning_curve, run_minilm
+from bertedu.course.finetuning import dev_search, learning_curve, run_minilm
 from bertedu.course.minibert import MiniBert, train_minibert
 from bertedu.course.pretraining import course_config, course_seed, course_tokenizer, load_course_model
 from bertedu.teaching.i18n import msg, translatable
 from bertedu.training.data import read_corpus
-from bertedu.training.finetune_data import SEQUENCE_CLASSIFICATION, make_task_datasets
+from bertedu.training.finetune import MAIN_METRIC, evaluate
+from bertedu.training.finetune_data import (
+    SENTENCE_PAIR_CLASSIFICATION,
+    SEQUENCE_CLASSIFICATION,
+    SPAN_EXTRACTION,
+    TOKEN_CLASSIFICATION,
+    indirect_dataset,
+    make_task_datasets,
+    task_shape,
+    word_order_dataset,
+)
 from bertedu.training.pretrain import (
     PretrainingConfig,
     PretrainingRun,
@@ -168,19 +179,21 @@ def learning_curve_run(
     seeds: tuple[int, ...] = CURVE_SEEDS,
     encoders: tuple[str, ...] = ("mini-bert", "scratch"),
     progress: bool = False,
-) -> list[dict]:
+) -> dict:
     """Notebook 07's learning curve: :func:`bertedu.course.learning_curve` of sentence classification, at
-    ``fractions`` of the labels with ``seeds``, with the bag-of-words baseline on the same examples. The
-    pretrained encoder is the course model (:func:`load_course_model`), or the model and ``vocab.txt`` saved in
-    ``model_dir``. One CPU thread, so the records are the same wherever it runs."""
+    ``fractions`` of the labels with ``seeds``, with the bag-of-words baseline on the same examples. The control
+    from scratch first gets its own learning rate and epochs on the full training set (:func:`scratch_control`,
+    six settings picked on dev) and keeps them at every budget. Returns ``{"records": [...], "control": the
+    control's dev search or None}``. The pretrained encoder is the course model (:func:`load_course_model`), or
+    the model and ``vocab.txt`` saved in ``model_dir``. One CPU thread, so it is the same wherever it runs."""
     with cpu_threads(1):
-        if model_dir is None:
-            model, tokenizer = load_course_model(progress=progress)
-        else:
-            model = BertForPreTraining.from_pretrained(model_dir).eval()
-            tokenizer = BertTokenizer.from_file(Path(model_dir) / "vocab.txt")
+        model, tokenizer = _encoder(model_dir, progress)
         datasets = make_task_datasets(SEQUENCE_CLASSIFICATION, tokenizer)
-        return learning_curve(
+        control, overrides = None, {}
+        if "scratch" in encoders:
+            control = scratch_control(SEQUENCE_CLASSIFICATION, model, tokenizer, datasets)
+            overrides["scratch"] = dict(zip(("lr_scale", "epochs"), control["best"]))
+        records = learning_curve(
             SEQUENCE_CLASSIFICATION,
             model,
             datasets,
@@ -189,7 +202,17 @@ def learning_curve_run(
             encoders=encoders,
             bag_of_words=True,
             progress=progress,
+            overrides=overrides,
         )
+    return {"records": records, "control": control}
+
+
+def _encoder(model_dir, progress: bool):
+    """The course model and its tokenizer, or the model and ``vocab.txt`` saved in ``model_dir``."""
+    if model_dir is None:
+        return load_course_model(progress=progress)
+    model = BertForPreTraining.from_pretrained(model_dir).eval()
+    return model, BertTokenizer.from_file(Path(model_dir) / "vocab.txt")
 
 
 def minilm_run(*, progress: bool = False, **recipe_overrides: Any) -> dict:
@@ -208,6 +231,36 @@ def minilm_run(*, progress: bool = False, **recipe_overrides: Any) -> dict:
     }
 
 
+def scratch_control_run(
+    task: str, *, model_dir: str | os.PathLike | None = None, progress: bool = False
+) -> dict:
+    """Notebook 07's control from scratch for ``task`` (:func:`scratch_control`) on one CPU thread, so that it is
+    the same wherever it runs; the pretrained model only lends its configuration."""
+    with cpu_threads(1):
+        model, tokenizer = _encoder(model_dir, progress)
+        return scratch_control(task, model, tokenizer, make_task_datasets(task, tokenizer))
+
+
+def scratch_control(task: str, model, tokenizer, datasets) -> dict:
+    """The control from scratch for ``task``, trained fairly: :func:`bertedu.course.dev_search` gives it its own
+    learning rate and number of epochs, chosen on dev among six settings (notebook 06's rule for a fair
+    baseline). Returns plain data: ``{"best": [lr_scale, epochs], "search": [{"lr_scale", "epochs", "dev",
+    "test"}], "test": the chosen run's test metrics, "slices": {"word_order", "indirect"}}`` (the slices for the
+    sentence task: the chosen model's accuracy on them)."""
+    metric = MAIN_METRIC[task_shape(task)]
+    best, runs = dev_search(task, "scratch", model, datasets, metric=metric)
+    search = [
+        {"lr_scale": scale, "epochs": epochs, "dev": result.best_metrics[metric], "test": test}
+        for (scale, epochs), (result, test) in runs.items()
+    ]
+    slices = {}
+    if task == SEQUENCE_CLASSIFICATION:
+        chosen, labels = runs[best][0].model, datasets["train"].labels
+        for name, dataset in (("word_order", word_order_dataset), ("indirect", indirect_dataset)):
+            slices[name] = evaluate(chosen, dataset(tokenizer, labels))["accuracy"]
+    return {"best": list(best), "search": search, "test": runs[best][1], "slices": slices}
+
+
 #: Every side run, by name -> function (called with keyword arguments only). Notebook 06 starts the first three
 #: (the default of :func:`start_side_runs`), notebook 07 the last two; in the order they are needed.
 SIDE_RUNS = {
@@ -216,7 +269,24 @@ SIDE_RUNS = {
     "no_positions": no_positions_run,
     "learning_curve": learning_curve_run,
     "minilm": minilm_run,
+    **{
+        f"scratch_{short}": functools.partial(scratch_control_run, task)
+        for short, task in (
+            ("pair", SENTENCE_PAIR_CLASSIFICATION),
+            ("tagging", TOKEN_CLASSIFICATION),
+            ("spans", SPAN_EXTRACTION),
+        )
+    },
 }
+#: Notebook 07's side runs: the learning curve (with the sentence task's control from scratch and its dev search),
+#: the other three controls from scratch, each with its dev search, and MiniLM.
+FINETUNING_SIDE_RUNS = (
+    "learning_curve",
+    "scratch_pair",
+    "scratch_tagging",
+    "scratch_spans",
+    "minilm",
+)
 #: Notebook 06's side runs (started when :func:`start_side_runs` is given no names).
 PRETRAINING_SIDE_RUNS = ("nsp_only", "minibert", "no_positions")
 
@@ -243,7 +313,7 @@ def _to_payload(name: str, result: Any) -> dict:
 
 def _from_payload(name: str, payload: dict):
     """Side run ``name``'s result rebuilt from :func:`_to_payload` (the same weights, in eval mode)."""
-    if name in ("nsp_only", "learning_curve", "minilm"):
+    if name in ("nsp_only", "learning_curve", "minilm") or name.startswith("scratch_"):
         return payload["history"]
     tokenizer = course_tokenizer()
     if name == "minibert":
