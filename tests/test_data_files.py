@@ -448,6 +448,9 @@ def test_span_splits_share_no_question_and_no_fact(sentences):
                 assert not make.asked_in_corpus(f, corpus), (
                     f"{name}: a corpus line asks about the fact of {q!r}"
                 )
+    held_out_facts = {id(f) for name in ("dev", "test") for q in asked[name] for f in facts_of[q]}
+    sizes = (len(asked["train"]), len(asked["dev"]), len(asked["test"]), len(held_out_facts))
+    assert sizes == (115, 22, 22, 18)  # distinct questions per split, facts of dev and test (README)
     triples = {n: [(r["question"], r["context"], r["answer"]) for r in rows] for n, rows in splits.items()}
     found = {}
     for name in ("dev", "test"):
@@ -512,6 +515,15 @@ def test_sentence_pair_label_depends_on_both_sentences():
         == 0.5
     )
     assert scores["overlap"] == scores["label_graph"] == 0.5 and len(test) == 72
+    dev = read_pairs("dev")
+    dev_scores = pair_baselines(
+        [(r["sentence"], r["sentence_b"]) for r in train],
+        [r["label"] for r in train],
+        [(r["sentence"], r["sentence_b"]) for r in dev],
+        [r["label"] for r in dev],
+    )
+    label_only = ("majority", "hypothesis_only", "first_only", "bag_of_words", "label_graph")
+    assert {dev_scores[k] for k in label_only} == {0.5} and round(dev_scores["overlap"] * 68) == 32  # README
 
 
 def test_sentence_pair_splits_share_no_fact(documents):
