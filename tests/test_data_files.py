@@ -21,6 +21,7 @@ from bertedu.course.baselines import (
     NgramFiller,
     bag_of_words_accuracy,
     cooccurrence_pair_accuracy,
+    cooccurrence_score,
     corpus_lookup_accuracy,
     label_graph_pair_accuracy,
     ngram_mlm_accuracy,
@@ -569,7 +570,9 @@ def test_sentence_pair_dev_and_test_hold_the_same_subjects(documents):
     for name in ("dev", "test"):
         stated = {pair_subject(make, s) for r in read_pairs(name) for s in (r["sentence"], r["sentence_b"])}
         facts[name] = Counter(subject for subject, _ in stated)
-    assert facts["dev"] == facts["test"] and len(facts["test"]) == 6, facts
+    assert facts["dev"] == facts["test"] and len(facts["test"]) == 6 and set(facts["test"].values()) == {2}, (
+        facts
+    )
     found = {}
     for name in ("train", "dev", "test"):
         rows = read_pairs(name)
@@ -659,6 +662,13 @@ def test_indirect_slice_states_facts_only_through_another_fact(vocabulary, sente
     bow = bag_of_words_accuracy([r["sentence"] for r in train], [r["label"] for r in train], texts, labels)
     assert (round(lookup * 60), round(bow * 60)) == (29, 32)
     assert abs(lookup - 0.5) <= 0.1 and abs(bow - 0.5) <= 0.1  # near chance: what the slice is built for
+    assert sum(facts.plausible(t) for t in texts) == 1  # the lookup rejects 59 of 60 (README)
+    # Topic statistics: the two clauses' document co-occurrence, with the best threshold picked on the slice
+    together = [cooccurrence_score(*clauses(t), documents) for t in texts]
+    best = max(
+        sum((x >= cut) == (y == "plausible") for x, y in zip(together, labels)) for cut in set(together)
+    )
+    assert best == 38  # 0.633 (README)
 
 
 @pytest.mark.integration
