@@ -21,6 +21,7 @@ from bertedu.course.baselines import (
     NgramFiller,
     bag_of_words_accuracy,
     cooccurrence_pair_accuracy,
+    cooccurrence_score,
     corpus_lookup_accuracy,
     label_graph_pair_accuracy,
     ngram_mlm_accuracy,
@@ -448,6 +449,9 @@ def test_span_splits_share_no_question_and_no_fact(sentences):
                 assert not make.asked_in_corpus(f, corpus), (
                     f"{name}: a corpus line asks about the fact of {q!r}"
                 )
+    held_out_facts = {id(f) for name in ("dev", "test") for q in asked[name] for f in facts_of[q]}
+    sizes = (len(asked["train"]), len(asked["dev"]), len(asked["test"]), len(held_out_facts))
+    assert sizes == (115, 22, 22, 18)  # distinct questions per split, facts of dev and test (README)
     triples = {n: [(r["question"], r["context"], r["answer"]) for r in rows] for n, rows in splits.items()}
     found = {}
     for name in ("dev", "test"):
@@ -512,6 +516,15 @@ def test_sentence_pair_label_depends_on_both_sentences():
         == 0.5
     )
     assert scores["overlap"] == scores["label_graph"] == 0.5 and len(test) == 72
+    dev = read_pairs("dev")
+    dev_scores = pair_baselines(
+        [(r["sentence"], r["sentence_b"]) for r in train],
+        [r["label"] for r in train],
+        [(r["sentence"], r["sentence_b"]) for r in dev],
+        [r["label"] for r in dev],
+    )
+    label_only = ("majority", "hypothesis_only", "first_only", "bag_of_words", "label_graph")
+    assert {dev_scores[k] for k in label_only} == {0.5} and round(dev_scores["overlap"] * 68) == 32  # README
 
 
 def test_sentence_pair_splits_share_no_fact(documents):
@@ -557,7 +570,9 @@ def test_sentence_pair_dev_and_test_hold_the_same_subjects(documents):
     for name in ("dev", "test"):
         stated = {pair_subject(make, s) for r in read_pairs(name) for s in (r["sentence"], r["sentence_b"])}
         facts[name] = Counter(subject for subject, _ in stated)
-    assert facts["dev"] == facts["test"] and len(facts["test"]) == 6, facts
+    assert facts["dev"] == facts["test"] and len(facts["test"]) == 6 and set(facts["test"].values()) == {2}, (
+        facts
+    )
     found = {}
     for name in ("train", "dev", "test"):
         rows = read_pairs(name)
@@ -647,6 +662,13 @@ def test_indirect_slice_states_facts_only_through_another_fact(vocabulary, sente
     bow = bag_of_words_accuracy([r["sentence"] for r in train], [r["label"] for r in train], texts, labels)
     assert (round(lookup * 60), round(bow * 60)) == (29, 32)
     assert abs(lookup - 0.5) <= 0.1 and abs(bow - 0.5) <= 0.1  # near chance: what the slice is built for
+    assert sum(facts.plausible(t) for t in texts) == 1  # the lookup rejects 59 of 60 (README)
+    # Topic statistics: the two clauses' document co-occurrence, with the best threshold picked on the slice
+    together = [cooccurrence_score(*clauses(t), documents) for t in texts]
+    best = max(
+        sum((x >= cut) == (y == "plausible") for x, y in zip(together, labels)) for cut in set(together)
+    )
+    assert best == 38  # 0.633 (README)
 
 
 @pytest.mark.integration

@@ -11,16 +11,24 @@ rule a student could write in five lines gets on the same items:
 - **Masked words** (notebook 06): :class:`NgramFiller` fills a ``[MASK]`` from word counts of the
   corpus (trigram contexts, backing off to bigrams and single-word frequency). It answers most items of
   ``data/mlm_eval.tsv``, whose local contexts occur in the corpus, and far fewer of
-  ``data/mlm_eval_generalise.tsv``, whose trigram contexts never do.
+  ``data/mlm_eval_generalise.tsv``, whose trigram contexts never do. :class:`CooccurrenceFiller` ignores word
+  order and asks which words share corpus sentences with the context: it answers the generalise file far
+  better (the topic gives the answer away).
 - **Classification** (notebook 07): :func:`majority_accuracy` (always the most frequent training label),
   :class:`NaiveBayes` (a bag of words: multinomial naive Bayes with add-one smoothing), and for sentence
   pairs :func:`overlap_pair_accuracy` (do A and B share a content word?) and the *hypothesis-only*
   baseline (naive Bayes on the second sentence alone, :func:`pair_baselines`). A pair task whose label
   really depends on both sentences leaves the last one at chance. :func:`sentence_baselines` and
   :func:`pair_baselines` return all of them for a task.
+- **The corpus as a table of facts** (notebook 07): every task of this closed world is a lookup in the facts
+  the pretraining corpus states, so the strongest cheap rules read the corpus and no label.
+  :class:`CorpusFacts` reads who does what; :func:`corpus_lookup_accuracy` (is every word of the sentence's
+  predicate stated of its subject?) answers the sentence task, :func:`subject_vote_pair_accuracy` (do both
+  sentences vote for one subject?) the pair task.
 - **Span extraction** (notebook 07): :func:`sliding_window_span` (the span whose neighbourhood shares
-  most words with the question, Rajpurkar et al. 2016) and :func:`template_span` (the grammar of the
-  course's questions written as a rule); :func:`span_baselines` scores both with SQuAD's exact match and F1.
+  most words with the question, Rajpurkar et al. 2016), :func:`template_span` (the grammar of the course's
+  questions written as a rule) and :func:`copy_answer_span` (the training answer of the same question: a
+  leak detector); :func:`span_baselines` scores them with SQuAD's exact match and F1.
 
 Everything here is plain Python over plain lists (the scores come from :mod:`bertedu.training.metrics`), deterministic (ties are broken alphabetically), and takes
 plain lists, so the baselines do not depend on how the model code is organised. Words are the
