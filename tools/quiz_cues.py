@@ -1,6 +1,6 @@
 """Answer cues of the quiz banks: how far a test-wise student gets without reading a question.
 
-    python tools/quiz_cues.py [--strict-length]      # the per-bank tables, both languages
+    python tools/quiz_cues.py [BANK.yaml ...]      # the per-bank tables, both languages (default: every bank)
 
 A test-wise student who does not know the answer still has rules of thumb. This script measures each one over
 every single- and multiple-choice question of ``bertedu/teaching/quiz/banks/*.yaml``, in English and in Chinese,
@@ -13,9 +13,9 @@ on the text a student sees (:func:`bertedu.teaching.quiz.render.plain_text` of e
   `` `code` `` spans and technical terms written in Latin letters (a word with two capitals or a capital and a
   digit, ``BERT``, ``[MASK]``, ``LayerNorm``, ``W1``; a lone capital other than English's ``A`` and ``I``, ``H``;
   a ``snake_case`` or ``dotted.name``), each counted once per occurrence;
-- ``overlap``: pick the option that repeats the most of the prompt's words (distinct content words, English
-  without stop words and a plural ``s``; Chinese split into words by jieba, words of two or more characters and
-  Latin words);
+- ``overlap``: pick the option that repeats the most of the prompt's words (distinct content words: English
+  words without stop words and a plural ``s``; in Chinese, which has no spaces, every pair of neighbouring
+  Chinese characters that holds no function character such as 的 or 是, and the Latin words);
 - ``absolute``: rule out the options with an absolute word (``always``, ``never``, ``only``, ``all``, ``none``,
   ``every``, ``nothing``; ``总是``, ``从不``, ``从来``, ``永远``, ``一定``, ``所有``, ``全部``, ``只``, ``绝不``)
   and pick among the rest: the cue of absolute words on the distractors only.
@@ -27,13 +27,17 @@ it for ``shortest``). ``absolute`` points at the options without an absolute wor
 options have one.
 
 Its rate: in each question the cue points into, the share of the options it points at that are correct
-(single choice: 1 if it points at the answer, else 0), averaged over those questions; *chance* is the share of
-correct options among all options of the same questions (1 / number of options for single choice). The ratio
-rate / chance is what ``tests/test_quiz_cues.py`` holds at most :data:`MAX_RATIO` per language and question type.
+(single choice: 1 if it points at the answer, else 0), summed over those questions; *chance* is the same sum for
+a student who picks at random: the share of correct options among all options of those questions (1 / number
+of options for single choice). ``tests/test_quiz_cues.py`` holds the ratio rate / chance at most
+:data:`MAX_RATIO` per language and question type, and at least :data:`MIN_RATIO` once chance expects
+:data:`MIN_EXPECTED` hits or more: a cue that points away from the answer is a cue too (rule out the option it
+points at).
 """
 
 from __future__ import annotations
 
+import functools
 import re
 import statistics
 import sys
@@ -44,13 +48,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bertedu.teaching.quiz.banks import Question, load_all  # noqa: E402
+from bertedu.teaching.quiz.banks import Question, load_all, load_bank_file  # noqa: E402
 from bertedu.teaching.quiz.render import plain_text  # noqa: E402
 
 LANGUAGES = ("en", "zh")
 KINDS = ("single", "multiple")
 CUES = ("longest", "shortest", "specific", "overlap", "absolute")
 MAX_RATIO = 1.5
+MIN_RATIO = 0.5
+MIN_EXPECTED = 2.0
 
 ABSOLUTE = {
     "en": re.compile(r"\b(?:always|never|only|all|none|every|nothing)\b", re.I),
@@ -72,10 +78,13 @@ _STOP_EN = set(
     has have had there their they them his her our your you we one two only all any each more most less some
     such into over under about after before also just but if both either very same other""".split()
 )
-_STOP_ZH = {"一个", "这个", "什么", "哪个", "哪些", "为什么", "怎样", "如何", "因为", "所以", "就是", "还是", "可以", "没有"}
+# function characters: a pair of Chinese characters that holds one of them is no content word ("的词", "是在")
+_STOP_ZH = set(
+    "的了是在和与或也都就这那个一不为把被对从而及其之以所并吗呢吧着过很更最会能可要得地它他她们哪些什么怎样"
+)
 _EN_WORD = re.compile(r"[a-z][a-z0-9'-]+")
 _LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_'-]+")
-_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+_CJK_RUN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
 
 
 def width(text: str) -> int:
@@ -90,16 +99,8 @@ def details(raw: str) -> int:
     return formulas + len(_NUMBER.findall(rest)) + len(_TERM.findall(rest))
 
 
-def _jieba():
-    import logging
-
-    import jieba
-
-    jieba.setLogLevel(logging.WARNING)
-    return jieba
-
-
-def words(text: str, lang: str) -> set[str]:
+@functools.cache
+def words(text: str, lang: str) -> frozenset[str]:
     """The distinct content words of ``text`` (plain text), for the overlap cue."""
     if lang == "en":
         out = set()
@@ -107,12 +108,11 @@ def words(text: str, lang: str) -> set[str]:
             w = w.strip("'-")
             if len(w) >= 3 and w not in _STOP_EN:
                 out.add(w[:-1] if w.endswith("s") and len(w) > 3 else w)
-        return out
+        return frozenset(out)
     out = {w.lower() for w in _LATIN_WORD.findall(text)}
-    for w in _jieba().lcut(_LATIN_WORD.sub(" ", text)):
-        if len(w) >= 2 and _CJK.search(w) and w not in _STOP_ZH:
-            out.add(w)
-    return out
+    for run in _CJK_RUN.findall(text):
+        out.update(run[i : i + 2] for i in range(len(run) - 1) if not _STOP_ZH.intersection(run[i : i + 2]))
+    return frozenset(out)
 
 
 def scores(question: Question, lang: str) -> dict[str, list[float]]:
@@ -194,7 +194,7 @@ def choice_questions(banks=None) -> dict[str, dict[str, list[Question]]]:
 
 def table(by_bank: dict[str, list[Question]], lang: str, kind: str) -> tuple[str, dict[str, Tally]]:
     """The per-bank table of one language and kind (each cell: hits/chance=ratio) and the totals."""
-    rows = [f"{kind} choice, {lang}: hits/expected by chance=ratio (at most {MAX_RATIO})"]
+    rows = [f"{kind} choice, {lang}: hits/expected by chance=ratio (between {MIN_RATIO} and {MAX_RATIO})"]
     rows.append(f"{'bank':<28}{'n':>4}" + "".join(f"{c:>18}" for c in CUES))
     everything: list[Question] = []
     for name, qs in by_bank.items():
@@ -206,9 +206,9 @@ def table(by_bank: dict[str, list[Question]], lang: str, kind: str) -> tuple[str
     return "\n".join(rows), total
 
 
-def strictly_longest_correct(lang: str) -> tuple[int, int]:
+def strictly_longest_correct(questions: dict[str, list[Question]], lang: str) -> tuple[int, int]:
     """The issue's count: in how many single-choice questions the answer is strictly the longest (characters)."""
-    qs = [q for qs in choice_questions()["single"].values() for q in qs]
+    qs = [q for qs in questions.values() for q in qs]
     hits = 0
     for q in qs:
         lengths = [len(plain_text(o.text[lang])) for o in q.options]
@@ -218,11 +218,25 @@ def strictly_longest_correct(lang: str) -> tuple[int, int]:
     return hits, len(qs)
 
 
-def main() -> int:
-    questions = choice_questions()
+def out_of_band(tallies: dict[str, Tally]) -> list[str]:
+    """The cues of ``tallies`` whose ratio is above :data:`MAX_RATIO`, or below :data:`MIN_RATIO` with enough
+    questions for chance to expect :data:`MIN_EXPECTED` hits."""
+    bad = []
+    for cue, t in tallies.items():
+        if t.questions and (t.ratio > MAX_RATIO or (t.chance >= MIN_EXPECTED and t.ratio < MIN_RATIO)):
+            bad.append(f"{cue} {t.cell()}")
+    return bad
+
+
+def main(argv: list[str] | None = None) -> int:
+    paths = argv if argv is not None else sys.argv[1:]
+    banks = [load_bank_file(p) for p in paths] if paths else None
+    questions = choice_questions(banks)
     for lang in LANGUAGES:
-        hits, n = strictly_longest_correct(lang)
-        print(f"{lang}: the answer is strictly the longest (characters) in {hits} of {n} single-choice questions\n")
+        hits, n = strictly_longest_correct(questions["single"], lang)
+        print(
+            f"{lang}: the answer is strictly the longest (characters) in {hits} of {n} single-choice questions\n"
+        )
         for kind in KINDS:
             print(table(questions[kind], lang, kind)[0], "\n")
     return 0
