@@ -66,7 +66,7 @@ def test_outputs_do_not_depend_on_progress(executed):
 def test_html_export_without_widget_state(executed):
     assert "widgets" not in executed.metadata
     body, _ = HTMLExporter().from_notebook_node(executed)
-    assert "When can you press" in body and "Only after three wrong attempts" in body
+    assert "When can you press" in body and "After three checked attempts" in body
     assert "starts with <code>bertedu.set_seed(0)</code>. What does it do?" in body
     assert "Where is your quiz progress saved" in body
     for secret in ("the solution stays locked", "there is no attempt limit", "0.6667", "In one file"):

@@ -148,11 +148,14 @@ def test_table_numbers(exports):
     assert score.first_try_rate == 0.0
     assert score.wrong_answer == "Blank 1 (two right): “0.5”" and score.wrong_answer_students == 2
 
-    seed = by_id["set-seed"]  # alice right first; bob and carol picked option c ("makes every number")
+    seed = by_id[
+        "set-seed"
+    ]  # alice right first; bob and carol picked option c ("makes the numbers identical")
     assert (seed.students, seed.attempts, seed.first_try_correct, seed.first_try_known) == (3, 4, 1, 3)
     assert seed.first_try_rate == pytest.approx(1 / 3)
     assert (
-        seed.wrong_answer.startswith("option c: “It makes every number") and seed.wrong_answer_students == 2
+        seed.wrong_answer.startswith("option c: “It makes the numbers identical")
+        and seed.wrong_answer_students == 2
     )
     # bob's [0, 2] missed b and d, carol's [0, 1, 2, 3] none: b and d tie at 1 student, the first id is named
     assert seed.missed_option.startswith("option b: “") and seed.missed_option_students == 1
@@ -160,7 +163,7 @@ def test_table_numbers(exports):
     show = by_id["show-solution"]  # 5 students: bob and dave right first; option a chosen by 3 students
     assert (show.students, show.attempts, show.first_try_correct, show.first_try_known) == (5, 9, 2, 5)
     assert show.first_try_rate == pytest.approx(0.4)
-    assert show.wrong_answer == "option a: “At any time, even before answering”"
+    assert show.wrong_answer == "option a: “At any time: the button works even before you pick an option”"
     assert show.wrong_answer_students == 3
     assert show.missed_option == "" and show.missed_option_students == 0  # single choice: not counted
 
@@ -189,7 +192,10 @@ def test_command_writes_csv_markdown_and_plot(exports, tmp_path):
     assert [r["question_id"] for r in table] == ["quiz-score", "set-seed", "show-solution", "make-test"]
     first = table[2]
     assert first["students"] == "5" and first["attempts"] == "9" and first["first_try_success"] == "0.400"
-    assert first["most_chosen_wrong_answer"] == "option a: “At any time, even before answering”"
+    assert (
+        first["most_chosen_wrong_answer"]
+        == "option a: “At any time: the button works even before you pick an option”"
+    )
     assert first["chosen_by_students"] == "3" and first["question"].startswith("You are answering")
     assert table[3]["first_try_success"] == ""
 

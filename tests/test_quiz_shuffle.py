@@ -277,6 +277,6 @@ def test_the_report_counts_options_by_identity(home, monkeypatch, tmp_path):
     assert skipped == [] and len(exports) == 3
     rows, _ = report.class_report(exports)
     (row,) = [r for r in rows if r.question_id == "show-solution"]
-    assert row.wrong_answer == "option a: “At any time, even before answering”"
+    assert row.wrong_answer == "option a: “At any time: the button works even before you pick an option”"
     assert row.wrong_answer_students == 3
     assert len(places) == 2  # (where each saw it is their own business; the count does not depend on it)

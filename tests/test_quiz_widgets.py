@@ -45,12 +45,14 @@ def test_single_choice_wrong_then_right(home):
     assert isinstance(w, SingleChoiceWidget)
     assert w.options_box.value is None and w.feedback.value == ""
     labels = {value: label for label, value in w.options_box.options}
-    assert labels[w.question.option_index("a")] == "At any time, even before answering"
+    assert (
+        labels[w.question.option_index("a")] == "At any time: the button works even before you pick an option"
+    )
 
     w.options_box.value = w.question.option_index("a")
     w.submit.click()
     assert "✗ Not quite" in w.feedback.value
-    assert "the solution stays locked" in w.feedback.value  # the chosen option's explanation
+    assert "stays locked until you have tried" in w.feedback.value  # the chosen option's explanation
     assert "Yes. Pressing" not in w.feedback.value  # ... but not the right option's
     assert w.attempts == 1 and w.result.score == 0.0
 
@@ -203,7 +205,7 @@ def test_multiple_choice_feedback_and_progress(home):
     w.submit.click()
     fb = w.feedback.value
     assert "✗ Not quite" in fb and "score 0%" in fb
-    assert "✓ You chose “It seeds Python" in fb and "✗ You chose “It makes every number" in fb
+    assert "✓ You chose “It seeds Python" in fb and "✗ You chose “It makes the numbers identical" in fb
     assert "You missed 2 correct options" in fb
     ix = w.question.option_index
     assert w.result.right == (ix("a"),) and w.result.wrong == (ix("c"),)
@@ -258,7 +260,7 @@ def test_language_toggle_rerenders_one_widget_live():
     assert a.lang == "zh" and b.lang == "en"
     assert "单选题" in a.title.value and "✓ 正确" in a.feedback.value
     labels = {value: label for label, value in a.options_box.options}
-    assert labels[a.question.option_index("b")] == "第一次“检查答案”之后，无论对错"
+    assert labels[a.question.option_index("b")] == "第一次“检查答案”之后就可以，无论那次答对还是答错"
     assert a.options_box.value == a.question.option_index("b")  # the selection survives the relabelling
     assert a.submit.description == "检查答案"
     assert "Multiple choice" in b.title.value
@@ -380,7 +382,9 @@ def test_static_fallback_shows_question_not_answers():
     html, text = data["text/html"], data["text/plain"]
     for out in (html, text):
         assert "When can you press" in out
-        assert "After your first checked attempt, right or wrong" in out  # options are listed ...
+        assert (
+            "After your first checked attempt, whether that attempt was right or wrong" in out
+        )  # options are listed ...
         assert "Yes. Pressing" not in out and "stays locked" not in out  # ... explanations are not
         assert "✓" not in out and "correct option" not in out  # nothing marks the right one
     assert "Interactive quiz" in text
