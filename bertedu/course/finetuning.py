@@ -61,7 +61,7 @@ COURSE_THRESHOLDS = {
         "accuracy": 0.55
     },  # facts never seen in fine-tuning (notebook 07 section 4)
     TOKEN_CLASSIFICATION: {"token_accuracy": 0.95},
-    SPAN_EXTRACTION: {"f1": 0.40},
+    SPAN_EXTRACTION: {"f1": 0.20},  # the split dealt by fact (notebook 07 section 6): new questions are hard
 }
 COURSE_MAX_LENGTH = 64
 #: Every mini-BERT run takes at least this many optimizer steps: with 8 or 40 labelled sentences, 10 epochs
