@@ -85,11 +85,11 @@ FILE_NOTES = {
 SMALLEST_BUDGET = 0.1
 SMALLEST_BUDGET_MARGIN = 0.05  # "a clear margin" (asserted in notebook 07)
 MINILM_BUDGET_S = 120
-#: The pretrained mini-BERT must beat the best trivial baseline of these tasks by this much (asserted in
-#: notebook 07 too); tagging is reported without a target (a word lookup is nearly as good there), and so are
-#: sentence pairs: on facts never seen in fine-tuning the model is level with the corpus co-occurrence rule
-#: (notebook 07 section 4; the content review's P1).
-BASELINE_MARGIN = {SEQUENCE_CLASSIFICATION: 0.10}
+#: The pretrained mini-BERT must beat this trivial baseline of a task by this much (asserted in notebook 07 too,
+#: through the claims ledger). The *best* rule of each task is shown beside it without a target: a rule that reads
+#: the corpus (the lookup, the subject vote, the template rule) beats the model on every task but one
+#: (notebook 07: the toy world's limit).
+BASELINE_MARGIN = {SEQUENCE_CLASSIFICATION: ("bag_of_words", 0.10)}
 
 
 def course_model_config() -> BertConfig:
@@ -277,12 +277,11 @@ def section(results: dict) -> list[str]:
             baseline_cells = "— | —"
         else:
             name, value = best
-            margin = BASELINE_MARGIN.get(task)
-            check = (
-                f"≥ {margin} {verdict(r['mini-bert'].median >= value + margin)}"
-                if margin is not None
-                else "(no target)"
-            )
+            check = "(no target)"
+            if task in BASELINE_MARGIN:
+                rule, margin = BASELINE_MARGIN[task]
+                above = r["mini-bert"].median >= r["baselines"][rule] + margin
+                check = f"over the {rule.replace('_', ' ')}: ≥ {margin} {verdict(above)}"
             baseline_cells = f"{value:.3f} ({name.replace('_', ' ')}) | {check}"
         lines.append(
             f"| {task} | {r['metric']} | {r['mini-bert'].fmt(3)} | {r['scratch'].fmt(3)} | "
@@ -328,16 +327,13 @@ def missed(results: dict) -> list[str]:
     for task, r in ft["tasks"].items():
         if r["mini-bert"].median < r["threshold"]:
             out.append(f"fine-tuning {task} {r['metric']} below {r['threshold']}")
-        best = _best_baseline(r)
-        if (
-            best is not None
-            and task in BASELINE_MARGIN
-            and r["mini-bert"].median < best[1] + BASELINE_MARGIN[task]
-        ):
-            out.append(
-                f"fine-tuning {task}: the pretrained mini-BERT is less than {BASELINE_MARGIN[task]} above the "
-                f"{best[0].replace('_', ' ')} baseline ({best[1]:.3f})"
-            )
+        if task in BASELINE_MARGIN:
+            rule, margin = BASELINE_MARGIN[task]
+            if r["mini-bert"].median < r["baselines"][rule] + margin:
+                out.append(
+                    f"fine-tuning {task}: the pretrained mini-BERT is less than {margin} above the "
+                    f"{rule.replace('_', ' ')} baseline ({r['baselines'][rule]:.3f})"
+                )
     if ft["smallest_budget_gap"].median < SMALLEST_BUDGET_MARGIN:
         out.append(
             f"pretrained vs scratch gap at {SMALLEST_BUDGET:.0%} of the labels below {SMALLEST_BUDGET_MARGIN}"
