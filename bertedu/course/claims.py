@@ -40,7 +40,7 @@ from typing import Any
 
 import yaml
 
-from bertedu.utils import seed_offset
+from bertedu.utils import repo_root, seed_offset
 
 #: The ledger file, next to this module.
 LEDGER = Path(__file__).with_name("claims.yaml")
@@ -224,8 +224,6 @@ def spread_text(claim_id: str, digits: int = 3) -> str:
 
 
 def _results_file() -> Path:
-    from bertedu.utils import repo_root
-
     try:
         return repo_root() / "benchmarks" / "results.json"
     except FileNotFoundError:
