@@ -280,7 +280,10 @@ def prepare_output(
     output_dir = Path(output_dir)
     real = real_target(output_dir)  # ValueError for "", "." and the like; symlinks are followed
     if real.exists() and not real.is_dir():
-        raise ValueError(f"Output {output_dir} exists and is a file, not a folder; choose another --output.")
+        raise ValueError(
+            f"Output {output_dir} exists and is a file, not a folder; choose another folder (the output folder "
+            "given to pretrain() in a notebook, --output on the command line)."
+        )
     parent = real.parent
     try:
         parent.mkdir(parents=True, exist_ok=True)
@@ -288,7 +291,8 @@ def prepare_output(
             pass
     except OSError as err:
         raise ValueError(
-            f"Cannot write to {parent} ({explain_os_error(err, real)}); choose a writable --output."
+            f"Cannot write to {parent} ({explain_os_error(err, real)}). Save the run in a folder you can "
+            "write to: the output folder given to pretrain() in a notebook, --output on the command line."
         ) from err
     has_checkpoint = recover_checkpoint(output_dir)
     if resume:
