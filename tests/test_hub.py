@@ -779,6 +779,119 @@ def test_only_the_warnings_the_guide_explains_pass():
         check_warnings(checksum * 5, 2)  # a submission graded without its hidden tests' warning
 
 
+# --- where a hub student's runs go, and the doctor on a hub ---------------------------------------------------
+
+
+def _files(folder: Path) -> dict[str, int]:
+    """The files below ``folder`` and when each was last written (a reader's lock file comes and goes: root may
+    make one, a student cannot, and reads without it)."""
+    return {str(f.relative_to(folder)): f.stat().st_mtime_ns for f in folder.rglob("*") if f.is_file()}
+
+
+@pytest.mark.slow
+def test_a_hub_students_runs_go_to_their_folder_and_the_class_model_is_only_read(
+    corpus_files, tmp_path, monkeypatch
+):
+    """The instructor pre-trains the course model next to the shared package (no BERTEDU_RUNS: runs/ there); a
+    student (BERTEDU_RUNS=~/.bertedu/runs, as the hub sets it) loads that model without writing a byte there, their
+    own runs and side-run cache go to their folder, and once notebook 06 trained their own model, that one counts."""
+    from fault_helpers import tiny_course_recipe
+    from support import same_weights
+
+    from bertedu import course, utils
+    from bertedu.course import background, pretraining
+    from bertedu.training.pretrain import pretrain
+
+    recipe = tiny_course_recipe(corpus_files, steps=8)
+    monkeypatch.setattr(pretraining, "course_config", lambda **kw: recipe.replace(**kw))
+    package = tmp_path / "opt-bertedu-graded"  # the folder the shared course package is installed from
+    monkeypatch.setattr(utils, "repo_root", lambda: package)
+    monkeypatch.setattr(pretraining, "repo_root", lambda: package)
+    monkeypatch.delenv("BERTEDU_RUNS", raising=False)
+    shared = package / "runs" / "mini-bert"
+    assert course.course_checkpoint_dir() == course.pretrained_course_dir() == shared
+    pretrained, _ = course.load_course_model(progress=False)  # the instructor's one training
+
+    home = tmp_path / "alice"
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("BERTEDU_RUNS", "~/.bertedu/runs")
+    own = home / ".bertedu" / "runs" / "mini-bert"
+    assert course.course_checkpoint_dir() == own and background.cache_dir() == own.parent / "side-runs"
+    before = _files(package)
+    model, _ = course.load_course_model(progress=False)
+    assert same_weights(model, pretrained) and not model.training
+    assert _files(package) == before and not own.exists()  # read only: nothing written, nothing trained
+    assert course.course_model_dir() == shared
+    pretrain(recipe, own, progress=False)  # notebook 06, in the student's folder
+    assert course.course_model_dir() == own
+    assert same_weights(
+        course.load_course_model(progress=False)[0], pretrained
+    )  # deterministic: the same weights
+
+
+def test_a_course_model_that_cannot_be_saved_says_what_a_notebook_can_do(corpus_files, tmp_path, monkeypatch):
+    """No class model, and the runs folder cannot be written (here: a path through a file): the error says why,
+    and what to do in a notebook (BERTEDU_RUNS, set in a cell), in English and in Chinese."""
+    from fault_helpers import tiny_course_recipe
+
+    from bertedu import course, utils
+    from bertedu.course import pretraining
+    from bertedu.teaching import i18n
+
+    monkeypatch.setattr(
+        pretraining, "course_config", lambda **kw: tiny_course_recipe(corpus_files, steps=8, **kw)
+    )
+    monkeypatch.setattr(utils, "repo_root", lambda: tmp_path / "package")
+    monkeypatch.setattr(pretraining, "repo_root", lambda: tmp_path / "package")
+    (tmp_path / "a-file").write_text("")
+    monkeypatch.setenv("BERTEDU_RUNS", str(tmp_path / "a-file" / "runs"))
+    with pytest.raises(ValueError) as refused:
+        course.load_course_model(progress=False)
+    text = str(refused.value)
+    assert text.startswith(f"Cannot write to {tmp_path / 'a-file' / 'runs'} (a part of the path")
+    assert "os.environ['BERTEDU_RUNS']" in text and "in a cell" in text and "--output" not in text
+    try:
+        i18n.set_language("zh")
+        with pytest.raises(ValueError, match="在一个单元格里运行"):
+            course.load_course_model(progress=False)
+    finally:
+        i18n.set_language(None)
+
+
+def test_the_doctor_on_a_hub_asks_the_instructor_and_shows_the_runs_folder(tmp_path, monkeypatch):
+    """In a server the hub started (JUPYTERHUB_USER) from a package without a .venv, the interpreter is the one
+    installed for the student, and a fix is the instructor's to run; the runs folder and the course model are
+    reported (a runs folder the student cannot write: a warning naming BERTEDU_RUNS)."""
+    from bertedu import doctor, utils
+
+    package = tmp_path / "opt-bertedu-graded"
+    (package / "data").mkdir(parents=True)
+    monkeypatch.setattr(doctor, "repo_root", lambda: package)
+    monkeypatch.setattr(utils, "repo_root", lambda: package)
+    monkeypatch.setenv("JUPYTERHUB_USER", "alice")
+    interpreter = doctor.find_interpreter()
+    assert interpreter.installed_for_you and not interpreter.is_other
+    assert doctor._check_interpreter(interpreter, [doctor.Check("numpy", "FAIL", "missing")]).status == "OK"
+    fix = doctor._pip_fix("numpy", "2.4.6", interpreter)
+    assert fix.startswith("ask your instructor to run `") and "-m pip install 'numpy==2.4.6'`" in fix
+    assert "index-url https://download.pytorch.org/whl/cpu" in doctor._pip_fix("torch", "2.13.0", interpreter)
+    (
+        package / ".venv"
+    ).mkdir()  # a repository with the course's .venv (make lab): compared with it, as before
+    assert not doctor.find_interpreter().installed_for_you
+
+    monkeypatch.setenv("BERTEDU_RUNS", str(tmp_path / "alice-runs"))
+    runs, model = doctor._check_runs()
+    assert runs.status == "OK" and "alice-runs" in runs.detail and "not trained yet" in model.detail
+    for name in ("model.safetensors", "trainer_state.json"):
+        (package / "runs" / "mini-bert").mkdir(parents=True, exist_ok=True)
+        (package / "runs" / "mini-bert" / name).write_text("")
+    assert "pre-trained for the class" in doctor._check_runs()[1].detail
+    monkeypatch.setattr(doctor, "_writable", lambda folder: False)
+    (refused,) = doctor._check_runs()
+    assert refused.status == "WARN" and "BERTEDU_RUNS" in refused.fix and "notebooks 06" in refused.detail
+
+
 #: stand-ins for the commands that need root, to run the users block without making users: a home with the mode
 #: useradd -m gives it (HOME_MODE from the scratch login.defs, else Debian's 0755), and groups that are not made
 FAKE_USERADD = """#!/bin/sh
@@ -1031,13 +1144,13 @@ def test_a_class_on_the_hub(machine):
         f"a student's server, no kernel: {server_mib:.0f} MiB resident; CPU time of the processes: {cpu:.0f} s"
     )
     refused = [row for row in rows if "(self)" not in row[1]]
-    assert hub_guide.open_homes(klass.site) == {}
     assert all(row[3] == "PermissionError" for row in refused), [
         row for row in refused if row[3] != "PermissionError"
     ]
     assert all(row[3] == "read" for row in rows if "(self)" in row[1])
     # per student: five reads of each classmate's, two of the exchange, six of the instructor's, four of the repository
     assert len(refused) == len(students) * (5 * (len(students) - 1) + 2 + 6 + 4)
+    assert hub_guide.open_homes(klass.site) == {}  # what let the reads through, if any did
 
 
 def screenshot(hub: Hub, name: str, folder: Path) -> None:

@@ -20,6 +20,7 @@ from bertedu.files import directory_lock
 from bertedu.teaching.i18n import msg
 from bertedu.training.checkpoint import (
     CHECKPOINT_FILES,
+    NotWritableError,
     is_checkpoint,
     load_checkpoint,
     prepare_output,
@@ -165,10 +166,12 @@ def load_course_model(
             _remove_broken_checkpoint(directory)
             try:
                 prepare_output(directory)  # refuses a file, a folder of other files or one you cannot write
-            except ValueError as err:
+            except NotWritableError as err:
                 if path is not None:
                     raise
-                raise ValueError(f"{err}\n{_not_writable(directory)}") from err
+                raise ValueError(
+                    f"Cannot write to {err.folder} ({err.why}). {_not_writable(directory)}"
+                ) from err
         logger.warning(
             "%s: %s the course model (about a minute on one free CPU core).",
             problem,
