@@ -31,7 +31,7 @@ from bertedu.core.minilm import (  # both modules: standard library only
     minilm_dir,
 )
 from bertedu.teaching.i18n import msg, translatable, translate  # standard library only
-from bertedu.utils import repo_root
+from bertedu.utils import RUNS_ENV, repo_root, runs_dir
 
 #: Runtime requirements (distribution name, import name, tested version). Kept equal to pyproject.toml's
 #: dependencies by tests/test_packaging.py.
@@ -64,10 +64,13 @@ NOT_FOR_THIS_PYTHON = translatable("not for this Python: see the 'interpreter' l
 
 @dataclass(frozen=True)
 class Interpreter:
-    """Which Python runs the doctor, compared with the course's ``.venv`` (when the repository is found)."""
+    """Which Python runs the doctor, compared with the course's ``.venv`` (when the repository is found).
+    ``installed_for_you``: an environment the student cannot change, set up by someone else (a class's
+    JupyterHub, hub/jupyterhub_config.py): not compared with a ``.venv``, and its fixes are for the instructor."""
 
     executable: str
     venv: Path | None  # the repository's .venv folder; None when the repository was not found
+    installed_for_you: bool = False
 
     @property
     def is_course_venv(self) -> bool:
@@ -75,8 +78,8 @@ class Interpreter:
 
     @property
     def is_other(self) -> bool:
-        """True when the repository is known and this Python is not its .venv's."""
-        return self.venv is not None and not self.is_course_venv
+        """True when the repository is known and this Python is not its .venv's (nor one installed for you)."""
+        return self.venv is not None and not self.is_course_venv and not self.installed_for_you
 
     @property
     def venv_python(self) -> Path | None:
@@ -126,13 +129,31 @@ def _display_path(path: Path) -> str:
     return relative if not relative.startswith(os.pardir + os.sep + os.pardir) else str(path)
 
 
+def installed_for_you() -> bool:
+    """Whether this Python is an environment the student cannot change: a server a JupyterHub started
+    (``JUPYTERHUB_USER`` is set in it, its terminals and kernels) or one whose folder they cannot write."""
+    return bool(os.environ.get("JUPYTERHUB_USER")) or not os.access(sys.prefix, os.W_OK)
+
+
 def find_interpreter() -> Interpreter:
     """The running interpreter and the course's ``.venv`` (None if the repository cannot be found)."""
     try:
         venv: Path | None = repo_root() / COURSE_VENV
     except FileNotFoundError:
         venv = None
-    return Interpreter(sys.executable, venv)
+    return Interpreter(sys.executable, venv, installed_for_you=installed_for_you() and not _has_venv(venv))
+
+
+def _has_venv(venv: Path | None) -> bool:
+    """Whether the course's ``.venv`` exists (``make lab`` made it): then it is the one to compare with."""
+    return venv is not None and venv.is_dir()
+
+
+def _ask_the_instructor(command: str) -> str:
+    return msg(
+        "ask your instructor to run {command} (this Python was installed for you; you cannot change it)",
+        command=command,
+    )
 
 
 @dataclass
@@ -204,6 +225,9 @@ def _pip_fix(dist: str, tested: str, interpreter: Interpreter) -> str:
     if interpreter.is_other:
         return translate(NOT_FOR_THIS_PYTHON)
     pip = f"{interpreter.python_command()} -m pip install"
+    if interpreter.installed_for_you:
+        index = f" --index-url {TORCH_CPU_INDEX_URL}" if dist == "torch" else ""
+        return _ask_the_instructor(f"`{pip} '{dist}=={tested}'{index}`")
     if dist == "torch":
         command = f"{pip} 'torch=={tested}' --index-url {TORCH_CPU_INDEX_URL}"
         return msg(
@@ -220,9 +244,8 @@ def _check_package(dist: str, module: str, tested: str, interpreter: Interpreter
     try:
         importlib.import_module(module)
     except Exception as exc:  # ImportError, or a broken install raising something else on import
-        fix = (
-            pin if interpreter.is_other else msg("{pin}  (or {fix_all})", pin=pin, fix_all=translate(FIX_ALL))
-        )
+        alone = interpreter.is_other or interpreter.installed_for_you
+        fix = pin if alone else msg("{pin}  (or {fix_all})", pin=pin, fix_all=translate(FIX_ALL))
         return Check(
             dist, "FAIL", msg("cannot be imported ({error}: {exc})", error=type(exc).__name__, exc=exc), fix
         )
@@ -241,6 +264,10 @@ def _check_package(dist: str, module: str, tested: str, interpreter: Interpreter
 def _check_interpreter(interpreter: Interpreter, others: list[Check]) -> Check:
     """OK in the course's .venv; in another Python, as bad as the package checks it caused."""
     python = interpreter.executable
+    if interpreter.installed_for_you:
+        return Check(
+            "interpreter", "OK", msg("{python}: installed for you (a class's server)", python=python)
+        )
     if interpreter.venv is None:
         return Check("interpreter", "OK", msg("{python} (repository not found: not compared)", python=python))
     if interpreter.is_course_venv:
@@ -280,13 +307,13 @@ def _check_torch_build() -> Check | None:
 
 
 def _check_minilm(interpreter: Interpreter) -> Check:
+    command = f"{interpreter.python_command()} -m {INSTALL_HINT}"
     if interpreter.is_other:
         fix = translate(NOT_FOR_THIS_PYTHON)
+    elif interpreter.installed_for_you:
+        fix = _ask_the_instructor(f"`{command}`")
     else:
-        fix = msg(
-            "{command}  (--no-deps: the course needs none of its requirements)",
-            command=f"{interpreter.python_command()} -m {INSTALL_HINT}",
-        )
+        fix = msg("{command}  (--no-deps: the course needs none of its requirements)", command=command)
     try:
         minilm_dir()
     except FileNotFoundError as err:
@@ -311,8 +338,49 @@ def _check_course_files() -> Check:
             msg("data/simple_sentences.txt not found from this folder"),
             msg("run the doctor from inside the bertedu repository (or its notebooks/ folder)"),
         )
+    if not (root / "notebooks").is_dir():  # the course package alone (a class's server): notebooks come apart
+        return Check("course files", "OK", msg("data/ found next to the course package ({root})", root=root))
     notebooks = len(list((root / "notebooks").glob("[0-9][0-9]_*.ipynb")))
     return Check("course files", "OK", msg("data/ found, {n} notebooks", n=notebooks))
+
+
+def _writable(folder: Path) -> bool:
+    """Whether this user can create ``folder`` or write in it (the nearest folder that exists decides)."""
+    existing = next((p for p in (folder, *folder.parents) if p.exists()), None)
+    return existing is not None and existing.is_dir() and os.access(existing, os.W_OK | os.X_OK)
+
+
+def _check_runs() -> list[Check]:
+    """Where notebooks 06-10 save runs (``runs_dir()``) and whether they can; where the course model is."""
+    try:
+        runs = runs_dir()
+        pretrained = repo_root() / "runs" / "mini-bert"
+    except FileNotFoundError:
+        return []  # reported by the course files check
+    if not _writable(runs):
+        fix = msg(
+            "in a notebook, run `import os; os.environ['{env}'] = os.path.expanduser('~/bertedu-runs')` first; "
+            "on a class's server, ask your instructor (hub/jupyterhub_config.py gives every student a folder)",
+            env=RUNS_ENV,
+        )
+        detail = msg(
+            "you cannot write to {folder}: notebooks 06, 07, 08 and 10 save runs there",
+            folder=_display_path(runs),
+        )
+        return [Check("runs folder", "WARN", detail, fix)]
+    shown = _display_path(runs)
+    checks = [Check("runs folder", "OK", msg("{folder}/ (notebooks 06-10 save runs there)", folder=shown))]
+    if _has_model(runs / "mini-bert"):
+        model = msg("trained, in {folder}", folder=_display_path(runs / "mini-bert"))
+    elif _has_model(pretrained):
+        model = msg("pre-trained for the class, in {folder} (read only)", folder=_display_path(pretrained))
+    else:
+        model = msg("not trained yet: notebook 06 trains it (about a minute), 07, 08 and 10 load it")
+    return [*checks, Check("course model", "OK", model)]
+
+
+def _has_model(folder: Path) -> bool:
+    return all((folder / name).is_file() for name in ("model.safetensors", "trainer_state.json"))
 
 
 def _check_widgets_frontend(interpreter: Interpreter) -> Check:
@@ -336,12 +404,15 @@ def run_checks() -> Report:
     if torch_check is not None:
         checks.append(torch_check)
     checks += [_check_widgets_frontend(interpreter), _check_minilm(interpreter), _check_course_files()]
+    checks += _check_runs()
     interpreter_check = _check_interpreter(interpreter, checks)
     report = Report([_check_python(), interpreter_check, *checks])
     if interpreter_check.status == "FAIL":
         report.advice = msg(
             "This is not the course's Python: {advice}.", advice=interpreter.use_venv_advice()
         )
+    elif interpreter.installed_for_you:
+        report.advice = msg("This Python was installed for you: show these lines to your instructor.")
     return report
 
 

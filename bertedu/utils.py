@@ -101,6 +101,19 @@ def repo_root() -> Path:
     )
 
 
+#: The environment variable naming where the course saves its runs instead of ``runs/`` in the repository: a
+#: class's hub sets it to a folder of each student's own (hub/jupyterhub_config.py), since the course package
+#: there is shared and read-only.
+RUNS_ENV = "BERTEDU_RUNS"
+
+
+def runs_dir() -> Path:
+    """Where the course saves its runs (notebook 06's model, cached side runs): ``$BERTEDU_RUNS`` if set (``~``
+    expanded), else ``runs/`` under the repository root."""
+    override = os.environ.get(RUNS_ENV)
+    return Path(override).expanduser() if override else repo_root() / "runs"
+
+
 def data_path(name: str) -> Path:
     """Path of a file under the repository's ``data/`` folder, with a clear error if it is missing."""
     path = repo_root() / "data" / name

@@ -16,8 +16,8 @@ HUB = Path(__file__).resolve().parent
 
 c = get_config()  # noqa: F821 (JupyterHub provides it)
 
-# Who may log in: the Unix users of these groups, with their system password. Create them with
-#   groupadd students; useradd -m -G students alice; passwd alice
+# Who may log in: the Unix users of these groups, with their system password. Create them as the guide does
+# (homes only their user reads: docs/instructor_guide.md, "Running a class on a JupyterHub").
 c.JupyterHub.authenticator_class = "pam"
 c.PAMAuthenticator.allowed_groups = {"students", "instructors"}  # a user of neither group cannot log in
 c.PAMAuthenticator.admin_groups = {"instructors"}
@@ -38,6 +38,17 @@ c.JupyterHub.spawner_class = "localprocess"
 c.Spawner.cmd = [str(Path(sys.executable).with_name("jupyterhub-singleuser"))]
 c.Spawner.default_url = "/lab"
 c.Spawner.notebook_dir = "~"
+#: Jupyter settings only students' servers read (hub/nbgrader-student/, installed there by the guide): nbgrader's
+#: student side only, the Assignments tab; no formgrader, course list or create-assignment tool.
+STUDENT_SIDE = "/etc/jupyter/nbgrader-student"
+
+
+def jupyter_config_path(spawner) -> str:
+    """JUPYTER_CONFIG_PATH of a user's server: the student-side settings first (they outrank the environment's
+    own, which enable every nbgrader extension); nothing extra for the instructors (the hub's admins)."""
+    return "" if spawner.user.admin else STUDENT_SIDE
+
+
 c.Spawner.environment = {
     # kernels train on one torch thread (the course recipe asks for one anyway: bertedu.course.course_config),
     # so that a student's notebook 06 keeps to its core and one student cannot slow down the others
@@ -46,6 +57,12 @@ c.Spawner.environment = {
     "PYTHONHASHSEED": "0",
     "HF_HUB_OFFLINE": "1",  # no network at run time
     "TRANSFORMERS_OFFLINE": "1",
+    # each student's runs (notebook 06's model, the side runs' cache) in a folder of their own: the course package
+    # is shared and read-only (its runs/mini-bert/, pre-trained by the instructor, is read when theirs is missing)
+    "BERTEDU_RUNS": "~/.bertedu/runs",
+    # `python`, `pip` and `jupyter` in a terminal of the student's server are the course's (the doctor's advice)
+    "PATH": os.pathsep.join([str(Path(sys.executable).parent), "/usr/local/bin", "/usr/bin", "/bin"]),
+    "JUPYTER_CONFIG_PATH": jupyter_config_path,
 }
 # Sizing (measured: the guide's hub section): a kernel training notebook 06 holds about 0.6 GiB, its side-run
 # process as much again. Limits the spawner itself does not enforce are documented there (systemd, cgroups).

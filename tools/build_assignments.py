@@ -7,6 +7,7 @@ Writes an nbgrader course directory (docs/instructor_guide.md says how to use it
 
     assignments/
         nbgrader_config.py                        course id, timeouts, the release's stubs, the feedback template
+        nbgrader_twins.py                         grades.csv: an assignment and its Chinese twin in one row
         source/01_self_attention_by_hand/01_self_attention_by_hand.ipynb
         source/01_self_attention_by_hand_zh/01_self_attention_by_hand.ipynb     from notebooks/zh/
         source/...                                one assignment per notebook with exercises
@@ -116,6 +117,13 @@ c.GenerateAssignment.preprocessors = [
     StudentEditionStubs if step is ClearSolutions else step
     for step in GenerateAssignment.class_traits()["preprocessors"].make_dynamic_default()
 ]
+
+# `nbgrader export`: grades.csv with an assignment and its Chinese twin (NN_topic_zh) as one row per student
+# (nbgrader_twins.py, written beside this file by the build: the student's edition, or the later if both).
+sys.path.insert(0, str(Path(__file__).parent))
+from nbgrader_twins import TwinsExport  # noqa: E402
+
+c.ExportApp.plugin_class = TwinsExport
 
 # Feedback pages (nbgrader generate_feedback) render maths without a network: the template in templates/ (written
 # by the build) inlines MathJax instead of loading it from a CDN.
@@ -286,6 +294,14 @@ def write_feedback_template(folder: Path) -> bool:
     return True
 
 
+#: grades.csv merges each assignment with its Chinese twin: the export plugin the course's config imports
+TWINS_MODULE = "nbgrader_twins.py"
+#: What a course folder needs, all of it written by the build: what the hub's course folder copies from
+#: assignments/ (docs/instructor_guide.md), and nothing of a trial run (release/, submitted/, autograded/,
+#: feedback/, gradebook.db, grades.csv) nor the graded package.
+COURSE_FILES = ("nbgrader_config.py", TWINS_MODULE, "templates", "source")
+
+
 def build(
     sources: list[Path], out: Path, *, keep_solution_calls: bool = False, package: bool = True
 ) -> dict[str, int]:
@@ -305,6 +321,7 @@ def build(
             if c.metadata.get("nbgrader", {}).get("grade")
         )
     atomic_write_text(out / "nbgrader_config.py", CONFIG)
+    atomic_write_text(out / TWINS_MODULE, (Path(__file__).resolve().parent / TWINS_MODULE).read_text())
     write_feedback_template(out / "templates")
     if package:
         write_graded_package(out / PACKAGE_DIR)

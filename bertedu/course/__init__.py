@@ -4,8 +4,9 @@ The library modules (``bertedu.training.pretrain``, ``bertedu.training.finetune`
 holds what is specific to it, one notebook's recipes per module:
 
 - :mod:`bertedu.course.pretraining` (notebook 06): :func:`course_config` (the mini-BERT pretraining recipe),
-  its tokenizer, where its model is saved (:func:`course_checkpoint_dir`) and :func:`load_course_model`
-  (notebooks 07 and 08 reuse the model: loaded, resumed or retrained, never half-trained);
+  its tokenizer, where its model is saved (:func:`course_checkpoint_dir`; a class's pre-trained one:
+  :func:`pretrained_course_dir`) and :func:`load_course_model` (notebooks 07 and 08 reuse the model: loaded,
+  resumed or retrained, never half-trained);
 - :mod:`bertedu.course.side_runs` (notebook 06): the one-layer MiniBert trained to its loss plateau
   (:func:`minibert_plateau_run`), the short runs that test the notebook's claims (:func:`no_positions_run`,
   :func:`nsp_only_run`), and a second process that trains them while the main run trains
@@ -51,11 +52,13 @@ from bertedu.course.pretraining import (
     course_config,
     course_documents,
     course_eval_history,
+    course_model_dir,
     course_run,
     course_seed,
     course_tokenizer,
     evaluate_course_model,
     load_course_model,
+    pretrained_course_dir,
 )
 from bertedu.course.side_runs import (
     CURVE_FRACTIONS,
@@ -104,6 +107,7 @@ __all__ = [
     "best_baseline",
     "span_baseline_scores",
     "course_checkpoint_dir",
+    "course_model_dir",
     "course_config",
     "course_documents",
     "course_eval_history",
@@ -118,6 +122,7 @@ __all__ = [
     "learning_curve",
     "learning_curve_run",
     "load_course_model",
+    "pretrained_course_dir",
     "minibert_plateau_run",
     "minilm_run",
     "no_positions_run",

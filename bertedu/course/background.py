@@ -32,7 +32,7 @@ from tqdm.auto import tqdm
 
 from bertedu.files import atomic_write
 from bertedu.teaching.i18n import msg, translatable, translate
-from bertedu.utils import repo_root, seed_offset
+from bertedu.utils import repo_root, runs_dir, seed_offset
 
 logger = logging.getLogger(__name__)
 
@@ -159,10 +159,11 @@ def _quiet_worker() -> None:
 
 
 def cache_dir() -> Path:
-    """Where finished runs are kept: ``$BERTEDU_SIDE_RUNS`` if set, else ``runs/side-runs/`` under the
-    repository root (git ignores ``runs/``; ``make clean`` deletes it)."""
+    """Where finished runs are kept: ``$BERTEDU_SIDE_RUNS`` if set, else ``side-runs/`` in the course's runs
+    folder (:func:`bertedu.utils.runs_dir`: ``runs/`` under the repository root, which git ignores and ``make
+    clean`` deletes; on a class's hub, each student's own)."""
     override = os.environ.get("BERTEDU_SIDE_RUNS")
-    return Path(override) if override else repo_root() / "runs" / "side-runs"
+    return Path(override) if override else runs_dir() / "side-runs"
 
 
 def _code_and_data_digest() -> str:

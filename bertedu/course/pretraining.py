@@ -17,8 +17,10 @@ from typing import Any
 from bertedu.core.model import BertForPreTraining
 from bertedu.core.tokenizer import BertTokenizer, train_tokenizer
 from bertedu.files import directory_lock
+from bertedu.teaching.i18n import msg
 from bertedu.training.checkpoint import (
     CHECKPOINT_FILES,
+    NotWritableError,
     is_checkpoint,
     load_checkpoint,
     prepare_output,
@@ -33,7 +35,7 @@ from bertedu.training.pretrain import (
     pretrain,
 )
 from bertedu.training.probes import evaluate_pretraining
-from bertedu.utils import file_sha256, repo_root, resolve_path, seed_offset
+from bertedu.utils import file_sha256, repo_root, resolve_path, runs_dir, seed_offset
 
 logger = logging.getLogger(__name__)
 
@@ -97,20 +99,53 @@ def course_config(**overrides: Any) -> PretrainingConfig:
 
 
 def course_checkpoint_dir() -> Path:
-    """``runs/mini-bert/`` under the repository root (where notebook 06 saves the course model); with a seed
-    offset (the claims sweep), ``runs/mini-bert-seed{offset}/``; ``$BERTEDU_COURSE_MODEL`` if it is set."""
+    """Where notebook 06 saves the course model: ``mini-bert/`` in the course's runs folder
+    (:func:`bertedu.utils.runs_dir`: ``runs/`` under the repository root, or ``$BERTEDU_RUNS``, on a class's hub
+    each student's own); with a seed offset (the claims sweep), ``mini-bert-seed{offset}/``;
+    ``$BERTEDU_COURSE_MODEL`` if it is set."""
     override = os.environ.get(COURSE_MODEL_ENV, "").strip()
     if override:
         return Path(override)
+    return runs_dir() / _course_folder_name()
+
+
+def _course_folder_name() -> str:
     offset = seed_offset()
-    folder = COURSE_CHECKPOINT if offset == 0 else COURSE_CHECKPOINT.with_name(f"mini-bert-seed{offset}")
-    return repo_root() / folder
+    return COURSE_CHECKPOINT.name if offset == 0 else f"{COURSE_CHECKPOINT.name}-seed{offset}"
+
+
+def pretrained_course_dir() -> Path:
+    """Where an instructor pre-trains the course model once for a class: ``runs/mini-bert/`` under the repository
+    root, on a hub next to the shared course package, which students read but cannot write
+    (docs/instructor_guide.md). Without ``$BERTEDU_RUNS`` the same folder as :func:`course_checkpoint_dir`."""
+    return repo_root() / COURSE_CHECKPOINT.parent / _course_folder_name()
 
 
 def course_documents() -> list[list[str]]:
     """The pretraining corpus of notebook 06's recipe, as documents (lists of sentences): what the corpus rules of
     :mod:`bertedu.course.baselines` read."""
     return read_corpus(resolve_path(course_config().corpus))
+
+
+def _pretrained_course_checkpoint(own: Path, expected: PretrainingConfig, corpus_sha: str):
+    """The class's pre-trained course model (:func:`pretrained_course_dir`, read only) when ``own`` holds no
+    checkpoint and that folder holds the finished course recipe on today's corpus; else ``None``."""
+    with contextlib.suppress(FileNotFoundError):  # no repository, no package folder with data/
+        shared = pretrained_course_dir()
+        if os.path.realpath(shared) != os.path.realpath(own) and not recover_checkpoint(own):
+            checkpoint, _ = _course_checkpoint(shared, expected, corpus_sha)
+            if checkpoint is not None and checkpoint.complete:
+                return shared, checkpoint
+    return None
+
+
+def course_model_dir() -> Path:
+    """The folder :func:`load_course_model` reads when given no path: :func:`course_checkpoint_dir` (yours),
+    unless it holds no checkpoint and the class's pre-trained course model (:func:`pretrained_course_dir`)
+    is there."""
+    own, expected = course_checkpoint_dir(), course_config()
+    found = _pretrained_course_checkpoint(own, expected, file_sha256(resolve_path(expected.corpus)))
+    return found[0] if found else own
 
 
 def course_tokenizer() -> BertTokenizer:
@@ -124,8 +159,10 @@ def load_course_model(
 ) -> tuple[BertForPreTraining, BertTokenizer]:
     """The course mini-BERT and its tokenizer, as notebook 06 trained them: ``(model, tokenizer)``.
 
-    Loads the checkpoint at ``path`` (default ``runs/mini-bert/`` under the repository root) if it is a
-    complete run of :func:`course_config` on today's corpus. Never returns a half-trained model: an
+    Loads the checkpoint at ``path`` (default :func:`course_checkpoint_dir`, ``runs/mini-bert/`` under the
+    repository root; where that holds no checkpoint, the class's pre-trained model of
+    :func:`pretrained_course_dir`, read only) if it is a complete run of :func:`course_config` on today's
+    corpus. Never returns a half-trained model: an
     unfinished run of the recipe (notebook 06 interrupted) is resumed to the end; a missing, damaged or
     foreign checkpoint is trained again with exactly the recipe (deterministic: the same weights on the same
     machine). While it trains it says why on stderr and shows a progress bar (``progress=False``: none);
@@ -145,6 +182,10 @@ def course_run(path: str | os.PathLike | None = None, *, progress: bool = True) 
     directory = course_checkpoint_dir() if path is None else Path(path)
     expected = course_config()
     corpus_sha = file_sha256(resolve_path(expected.corpus))
+    pretrained = None if path is not None else _pretrained_course_checkpoint(directory, expected, corpus_sha)
+    if pretrained is not None:  # the class's pre-trained model, read only: yours is not there
+        logger.info("Loaded the course model pre-trained for the class from %s.", pretrained[0])
+        return _finished_run(pretrained[1], expected, pretrained[0])
     wait = f"Another process is training or saving the course model in {directory}; waiting for it."
     with contextlib.suppress(OSError):  # the lock file lives next to the folder (runs/ on a fresh clone)
         directory.parent.mkdir(parents=True, exist_ok=True)
@@ -152,22 +193,33 @@ def course_run(path: str | os.PathLike | None = None, *, progress: bool = True) 
         checkpoint, problem = _course_checkpoint(directory, expected, corpus_sha)
         if checkpoint is not None and checkpoint.complete:
             logger.info("Loaded the course model from %s.", directory)
-            return PretrainingRun(
-                checkpoint.model.eval(), checkpoint.tokenizer, expected, checkpoint.history,
-                checkpoint.metrics, checkpoint.step, directory,
-            )  # fmt: skip
+            return _finished_run(checkpoint, expected, directory)
         return _train_course_model(
-            directory, expected, problem, resume=checkpoint is not None, progress=progress
+            directory, expected, problem, resume=checkpoint is not None, progress=progress, yours=path is None
         )
 
 
+def _finished_run(checkpoint, expected: PretrainingConfig, directory: Path) -> PretrainingRun:
+    """The finished run a checkpoint holds, history included (eval mode)."""
+    return PretrainingRun(
+        checkpoint.model.eval(), checkpoint.tokenizer, expected, checkpoint.history, checkpoint.metrics,
+        checkpoint.step, directory,
+    )  # fmt: skip
+
+
 def _train_course_model(
-    directory: Path, expected: PretrainingConfig, problem: str, *, resume: bool, progress: bool
+    directory: Path, expected: PretrainingConfig, problem: str, *, resume: bool, progress: bool, yours: bool
 ):
-    """Train (or finish) the course model in ``directory``, saying why; the caller holds the folder's lock."""
+    """Train (or finish) the course model in ``directory``, saying why; the caller holds the folder's lock.
+    ``yours``: the default folder (not a path the caller gave), whose errors say what a notebook user can do."""
     if not resume:
         _remove_broken_checkpoint(directory)
-        prepare_output(directory)  # refuses a file, or a folder of other files, before training
+        try:
+            prepare_output(directory)  # refuses a file, a folder of other files or one you cannot write
+        except NotWritableError as err:
+            if not yours:
+                raise
+            raise ValueError(f"Cannot write to {err.folder} ({err.why}). {_not_writable(directory)}") from err
     logger.warning(
         "%s: %s the course model (about a minute on one free CPU core).",
         problem,
@@ -194,7 +246,7 @@ def course_eval_history(path: str | os.PathLike | None = None) -> list[dict]:
     The model is made first if it is missing (:func:`load_course_model`, deterministic on one machine), so the
     curve is that of the model the other notebooks load. Notebook 10 draws its reduced run beside it."""
     load_course_model(path)
-    directory = course_checkpoint_dir() if path is None else Path(path)
+    directory = course_model_dir() if path is None else Path(path)
     return [record for record in load_checkpoint(directory).history if record.get("split") == "eval"]
 
 
@@ -217,6 +269,17 @@ def _course_checkpoint(directory: Path, expected: PretrainingConfig, corpus_sha:
     if not checkpoint.complete:
         return checkpoint, f"{directory} holds an unfinished run (step {checkpoint.step}/{expected.steps})"
     return checkpoint, ""
+
+
+def _not_writable(folder: Path) -> str:
+    """What a notebook user can do when the course model cannot be saved where the course keeps its runs."""
+    return msg(
+        "The course model cannot be saved in {folder}. In a notebook, choose a folder of your own for the "
+        "course's runs: run `import os; os.environ['BERTEDU_RUNS'] = os.path.expanduser('~/bertedu-runs')` in a "
+        "cell, then this cell again. On a class's server, your instructor can pre-train the course model for "
+        "everyone (docs/instructor_guide.md).",
+        folder=folder,
+    )
 
 
 def _remove_broken_checkpoint(directory: Path) -> None:

@@ -258,6 +258,17 @@ def load_checkpoint(directory: str | os.PathLike) -> Checkpoint:
 # Where checkpoints go, and whether a run can be resumed
 
 
+class NotWritableError(ValueError):
+    """A run cannot be saved where it was asked to: ``folder`` cannot be written (``why``, in words)."""
+
+    def __init__(self, folder: Path, why: str):
+        self.folder, self.why = folder, why
+        super().__init__(
+            f"Cannot write to {folder} ({why}). Save the run in a folder you can write to: the output folder "
+            "given to pretrain() in a notebook, --output on the command line."
+        )
+
+
 def prepare_output(
     output_dir: str | os.PathLike,
     settings: dict[str, Any] | None = None,
@@ -271,7 +282,7 @@ def prepare_output(
     (:func:`recover_checkpoint`).
 
     Always refused (``ValueError``): ``""``, ``"."`` or a parent of the working folder (saving replaces the
-    whole folder), a file, an unwritable place, a folder holding files that are not a bertedu checkpoint.
+    whole folder), a file, an unwritable place (:class:`NotWritableError`), a folder holding files that are not a bertedu checkpoint.
     ``resume=True``: ``output_dir`` must hold a checkpoint (``FileNotFoundError``) whose saved settings equal
     ``settings`` (``PretrainingConfig`` fields, all or some; ``grad_accum`` and the number of processes are
     not settings and may change); returns the saved settings. ``resume=False``: a new run; a checkpoint
@@ -280,16 +291,17 @@ def prepare_output(
     output_dir = Path(output_dir)
     real = real_target(output_dir)  # ValueError for "", "." and the like; symlinks are followed
     if real.exists() and not real.is_dir():
-        raise ValueError(f"Output {output_dir} exists and is a file, not a folder; choose another --output.")
+        raise ValueError(
+            f"Output {output_dir} exists and is a file, not a folder; choose another folder (the output folder "
+            "given to pretrain() in a notebook, --output on the command line)."
+        )
     parent = real.parent
     try:
         parent.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory(prefix=f".{real.name}.probe-", dir=parent):
             pass
     except OSError as err:
-        raise ValueError(
-            f"Cannot write to {parent} ({explain_os_error(err, real)}); choose a writable --output."
-        ) from err
+        raise NotWritableError(parent, explain_os_error(err, real)) from err
     has_checkpoint = recover_checkpoint(output_dir)
     if resume:
         if not has_checkpoint:

@@ -44,6 +44,28 @@ MESSAGES: dict[str, str] = {
         "请在 bertedu 仓库（或其中的 notebooks/ 文件夹）里运行 doctor"
     ),
     "data/ found, {n} notebooks": "找到 data/ 和 {n} 个笔记本",
+    "data/ found next to the course package ({root})": "在课程包旁边找到了 data/（{root}）",
+    "ask your instructor to run {command} (this Python was installed for you; you cannot change it)": (
+        "请老师运行 {command}（这个 Python 是为你安装好的，你自己无法修改）"
+    ),
+    "{python}: installed for you (a class's server)": "{python}：为你安装好的环境（班级服务器）",
+    "This Python was installed for you: show these lines to your instructor.": (
+        "这个 Python 是为你安装好的：请把上面这几行给老师看。"
+    ),
+    "in a notebook, run `import os; os.environ['{env}'] = os.path.expanduser('~/bertedu-runs')` first; "
+    "on a class's server, ask your instructor (hub/jupyterhub_config.py gives every student a folder)": (
+        "在 notebook 里先运行 `import os; os.environ['{env}'] = os.path.expanduser('~/bertedu-runs')`；"
+        "在班级服务器上，请找老师（hub/jupyterhub_config.py 会给每个学生一个自己的文件夹）"
+    ),
+    "you cannot write to {folder}: notebooks 06, 07, 08 and 10 save runs there": (
+        "你无法写入 {folder}：笔记本 06、07、08 和 10 会把训练结果保存在那里"
+    ),
+    "{folder}/ (notebooks 06-10 save runs there)": "{folder}/（笔记本 06–10 把训练结果保存在这里）",
+    "trained, in {folder}": "已训练，在 {folder}",
+    "pre-trained for the class, in {folder} (read only)": "已为全班预先训练好，在 {folder}（只读）",
+    "not trained yet: notebook 06 trains it (about a minute), 07, 08 and 10 load it": (
+        "还没有训练：笔记本 06 会训练它（大约一分钟），07、08 和 10 会加载它"
+    ),
     "jupyterlab_widgets is missing: quizzes would not render": "缺少 jupyterlab_widgets：测验无法显示",
     "bertedu doctor: checking your environment": "bertedu doctor：正在检查你的环境",
     "not for this Python: see the 'interpreter' line": "不要装进这个 Python：请看 “interpreter” 那一行",
@@ -187,6 +209,15 @@ MESSAGES: dict[str, str] = {
     "background run": "后台训练",
     "side run": "辅助训练",
     "ablation run": "消融训练",
+    # --- bertedu/course/pretraining.py (where the course model is saved) ------------------------------------------
+    "The course model cannot be saved in {folder}. In a notebook, choose a folder of your own for the course's "
+    "runs: run `import os; os.environ['BERTEDU_RUNS'] = os.path.expanduser('~/bertedu-runs')` in a cell, then "
+    "this cell again. On a class's server, your instructor can pre-train the course model for everyone "
+    "(docs/instructor_guide.md).": (
+        "课程模型无法保存到 {folder}。在 notebook 里可以为课程的训练结果选一个你自己的文件夹：在一个单元格里运行 "
+        "`import os; os.environ['BERTEDU_RUNS'] = os.path.expanduser('~/bertedu-runs')`，然后重新运行这个单元格。"
+        "在班级服务器上，老师可以为所有人预先训练好课程模型（docs/instructor_guide.md）。"
+    ),
 }
 
 #: Reference solutions with Chinese comments, keyed by exercise name (``ex.NAME``); the code itself
