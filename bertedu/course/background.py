@@ -32,7 +32,7 @@ from tqdm.auto import tqdm
 
 from bertedu.files import atomic_write
 from bertedu.teaching.i18n import msg, translatable, translate
-from bertedu.utils import repo_root
+from bertedu.utils import data_dir, output_root
 
 logger = logging.getLogger(__name__)
 
@@ -160,9 +160,10 @@ def _quiet_worker() -> None:
 
 def cache_dir() -> Path:
     """Where finished runs are kept: ``$BERTEDU_SIDE_RUNS`` if set, else ``runs/side-runs/`` under the
-    repository root (git ignores ``runs/``; ``make clean`` deletes it)."""
+    repository root (git ignores ``runs/``; ``make clean`` deletes it), or, for an installed course, under the
+    current directory (:func:`bertedu.utils.output_root`)."""
     override = os.environ.get("BERTEDU_SIDE_RUNS")
-    return Path(override) if override else repo_root() / "runs" / "side-runs"
+    return Path(override) if override else output_root() / "runs" / "side-runs"
 
 
 def _code_and_data_digest() -> str:
@@ -170,7 +171,7 @@ def _code_and_data_digest() -> str:
     digest = hashlib.sha256()
     package = Path(__file__).resolve().parents[1]
     files = [(p, p.relative_to(package)) for p in sorted(package.rglob("*.py"))]
-    data = repo_root() / "data"
+    data = data_dir()
     files += [(p, Path("data") / p.relative_to(data)) for p in sorted(data.rglob("*")) if p.is_file()]
     for path, shown in files:
         digest.update(str(shown).encode() + b"\0" + path.read_bytes() + b"\0")

@@ -32,7 +32,7 @@ from bertedu.training.pretrain import (
     pretrain,
 )
 from bertedu.training.probes import evaluate_pretraining
-from bertedu.utils import file_sha256, repo_root, resolve_path
+from bertedu.utils import file_sha256, output_root, resolve_path
 
 logger = logging.getLogger(__name__)
 
@@ -87,8 +87,9 @@ def course_config(**overrides: Any) -> PretrainingConfig:
 
 
 def course_checkpoint_dir() -> Path:
-    """``runs/mini-bert/`` under the repository root (where notebook 06 saves the course model)."""
-    return repo_root() / COURSE_CHECKPOINT
+    """``runs/mini-bert/`` under the repository root (where notebook 06 saves the course model); for an installed
+    course, under the current directory (:func:`bertedu.utils.output_root`)."""
+    return output_root() / COURSE_CHECKPOINT
 
 
 def course_tokenizer() -> BertTokenizer:

@@ -44,6 +44,7 @@ MESSAGES: dict[str, str] = {
         "请在 bertedu 仓库（或其中的 notebooks/ 文件夹）里运行 doctor"
     ),
     "data/ found, {n} notebooks": "找到 data/ 和 {n} 个笔记本",
+    "data/ installed with the package, {n} files": "data/ 随课程包一起安装，共 {n} 个文件",
     "jupyterlab_widgets is missing: quizzes would not render": "缺少 jupyterlab_widgets：测验无法显示",
     "bertedu doctor: checking your environment": "bertedu doctor：正在检查你的环境",
     "not for this Python: see the 'interpreter' line": "不要装进这个 Python：请看 “interpreter” 那一行",
