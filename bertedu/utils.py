@@ -70,13 +70,12 @@ def _checkout_root() -> Path | None:
     """The repository checkout that holds the course, or None (an installed course, run from any folder).
 
     Looks upward from the current directory first (a notebook runs in ``notebooks/``), then from the folder
-    above the package (an editable install). The package's own folder never counts: in an installed wheel it
+    above the package (an editable install), never from the package's own folder: in an installed wheel that
     holds ``data/`` too.
     """
-    package = Path(__file__).resolve().parent
-    for start in (Path.cwd(), package.parent):
+    for start in (Path.cwd(), Path(__file__).resolve().parent.parent):
         for folder in [start, *start.parents]:
-            if folder != package and (folder / "data" / "simple_sentences.txt").is_file():
+            if (folder / "data" / "simple_sentences.txt").is_file():
                 return folder
     return None
 
