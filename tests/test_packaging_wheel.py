@@ -5,11 +5,16 @@ then the notebooks run from an empty folder outside the repository; and the host
 The wheel carries data/ as bertedu/data/ (setup.py); an installed course reads its data there and writes runs/ in
 the current folder (``bertedu.utils``: ``data_dir``, ``resolve_path``, ``output_root``). The fast tests check that
 every data file the notebooks and the package read (found in their code) is one setup.py ships, and the path
-functions on an installed layout made in a temporary folder. The integration tests build the wheel from the files
-git tracks (and again from its sdist), install it into venvs that download no torch (the course venv's torch is
-linked in: a folder of links named in a .pth file, as a host's preinstalled PyTorch), and run notebook 01 whole
-and notebook 06 up to its training from an empty folder, then the recipe's paths in a short run.
-The whole of notebook 06 (about 5 minutes of training) is left out: it was run by hand.
+functions on an installed layout made in a temporary folder.
+
+The integration tests build the wheel from the files git tracks (and again from its sdist), and install it into
+fresh venvs that download no torch: the course venv's distributions that the wheel's requirements need (and
+nothing else of it, so a requirement missing from pyproject.toml fails here) are linked in, a folder of links
+named in a .pth file, as a host's preinstalled packages; ``BERTEDU_WHEEL_FULL=1`` links torch alone and lets pip
+install every other requirement (5 minutes more on a busy machine). They run notebook 01 whole and notebook 06 up
+to its training from an empty folder, then the recipe's paths in a 20-step run. The whole of notebook 06 trains
+for minutes (86 s on an idle machine, README's course map; 17 minutes beside other work, load 11 on 2 cores): it
+was run by hand from an empty folder with the installed wheel (2026-12-06), its runs/ written there.
 """
 
 from __future__ import annotations
