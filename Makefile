@@ -30,7 +30,7 @@ $(error TORCH_INDEX=$(TORCH_INDEX) is not understood: leave it unset for pip's u
 endif
 # The formatter and linter, pinned once (in pyproject.toml's dev extras): `make lint` installs only it.
 RUFF_PIN := $(shell grep -o '"ruff==[^"]*"' pyproject.toml | tr -d '"')
-PY_SOURCES := bertedu tests benchmarks tools data
+PY_SOURCES := bertedu tests benchmarks tools data setup.py
 # Notebooks to (re-)execute with `make notebooks`
 NB ?= $(sort $(wildcard notebooks/[0-9][0-9]_*.ipynb))
 

@@ -31,7 +31,7 @@ from bertedu.core.minilm import (  # both modules: standard library only
     minilm_dir,
 )
 from bertedu.teaching.i18n import msg, translatable, translate  # standard library only
-from bertedu.utils import RUNS_ENV, repo_root, runs_dir
+from bertedu.utils import PACKAGE_DATA, RUNS_ENV, repo_root, runs_dir
 
 #: Runtime requirements (distribution name, import name, tested version). Kept equal to pyproject.toml's
 #: dependencies by tests/test_packaging.py.
@@ -332,6 +332,10 @@ def _check_course_files() -> Check:
     try:
         root = repo_root()
     except FileNotFoundError:
+        # an installed course (README: "Install as a package") carries its data in the package
+        if (PACKAGE_DATA / "simple_sentences.txt").is_file():
+            files = sum(p.is_file() for p in PACKAGE_DATA.rglob("*"))
+            return Check("course files", "OK", msg("data/ installed with the package, {n} files", n=files))
         return Check(
             "course files",
             "WARN",

@@ -1,5 +1,5 @@
 """Small helpers shared by several modules: seeding (and a seed from parts), a block on N CPU threads, locating
-the repository's files, a file's SHA-256.
+the course's files (in a repository checkout, or installed with the package), a file's SHA-256.
 
 Introduced in notebook 00 (``set_seed`` is the first call of every notebook). Writing files and folders
 so that a crash never leaves half of one is :mod:`bertedu.files`.
@@ -83,21 +83,52 @@ def cpu_threads(n: int | None):
         torch.set_num_threads(before)
 
 
+#: Where an installed course keeps its data: the wheel carries the repository's data/ as bertedu/data/ (setup.py).
+PACKAGE_DATA = Path(__file__).resolve().parent / "data"
+
+
+def _checkout_root() -> Path | None:
+    """The repository checkout that holds the course, or None (an installed course, run from any folder).
+
+    Looks upward from the current directory first (a notebook runs in ``notebooks/``), then from the folder
+    above the package (an editable install), never from the package's own folder: in an installed wheel that
+    holds ``data/`` too.
+    """
+    for start in (Path.cwd(), Path(__file__).resolve().parent.parent):
+        for folder in [start, *start.parents]:
+            if (folder / "data" / "simple_sentences.txt").is_file():
+                return folder
+    return None
+
+
 def repo_root() -> Path:
     """The root of the bertedu checkout (the folder holding ``data/`` and ``notebooks/``).
 
     Looks upward from the current directory first (a notebook runs in ``notebooks/``), then from the
-    package's own folder (an editable install). Raises ``FileNotFoundError`` with a hint if neither
-    finds a ``data/simple_sentences.txt``.
+    folder above the package (an editable install). Raises ``FileNotFoundError`` with a hint if neither
+    finds a ``data/simple_sentences.txt``. An installed course has no repository: its data is
+    :func:`data_dir`, its runs go under :func:`output_root`.
     """
-    starts = [Path.cwd(), Path(__file__).resolve().parent]
-    for start in starts:
-        for folder in [start, *start.parents]:
-            if (folder / "data" / "simple_sentences.txt").is_file():
-                return folder
+    root = _checkout_root()
+    if root is None:
+        raise FileNotFoundError(
+            "Could not find the bertedu repository (a folder with data/simple_sentences.txt) above "
+            f"{Path.cwd()}. Run the notebook from the repository's notebooks/ folder, or pass paths explicitly."
+        )
+    return root
+
+
+def data_dir() -> Path:
+    """The course's ``data/`` folder: the repository's in a checkout, else the one installed with the package."""
+    root = _checkout_root()
+    if root is not None:
+        return root / "data"
+    if PACKAGE_DATA.is_dir():
+        return PACKAGE_DATA
     raise FileNotFoundError(
-        "Could not find the bertedu repository (a folder with data/simple_sentences.txt) above "
-        f"{Path.cwd()}. Run the notebook from the repository's notebooks/ folder, or pass paths explicitly."
+        f"The course's data/ folder is neither in a bertedu repository above {Path.cwd()} nor installed with "
+        f"the package ({PACKAGE_DATA}). Run the notebook from the repository's notebooks/ folder, or install "
+        "the course from its wheel (README: Install as a package)."
     )
 
 
@@ -109,35 +140,49 @@ RUNS_ENV = "BERTEDU_RUNS"
 
 def runs_dir() -> Path:
     """Where the course saves its runs (notebook 06's model, cached side runs): ``$BERTEDU_RUNS`` if set (``~``
-    expanded), else ``runs/`` under the repository root."""
+    expanded), else ``runs/`` under :func:`output_root` (the repository root in a checkout; for an installed
+    course, the current directory)."""
     override = os.environ.get(RUNS_ENV)
-    return Path(override).expanduser() if override else repo_root() / "runs"
+    return Path(override).expanduser() if override else output_root() / "runs"
 
 
 def data_path(name: str) -> Path:
-    """Path of a file under the repository's ``data/`` folder, with a clear error if it is missing."""
-    path = repo_root() / "data" / name
+    """Path of a file under the course's ``data/`` folder (:func:`data_dir`), with a clear error if it is missing."""
+    folder = data_dir()
+    path = folder / name
     if not path.exists():
-        raise FileNotFoundError(
-            f"data/{name} is missing from the repository; restore it with `git checkout data/`."
+        fix = (
+            "restore it with `git checkout data/`"
+            if folder != PACKAGE_DATA
+            else "reinstall the course (pip install --force-reinstall of its wheel)"
         )
+        raise FileNotFoundError(f"data/{name} is missing from {folder}; {fix}.")
     return path
+
+
+def output_root() -> Path:
+    """The folder under which the course writes its runs (``runs/``): the repository root in a checkout, else
+    the current directory (an installed course: ``runs/`` next to the notebooks)."""
+    root = _checkout_root()
+    return Path.cwd() if root is None else root
 
 
 def resolve_path(path: str | os.PathLike) -> Path:
     """``path`` if it exists as given (absolute, or relative to the working directory); else the same
-    relative path under the repository root if it exists there; else ``path`` unchanged.
+    relative path under the repository root if it exists there; else, for ``data/...``, the same file in the
+    data installed with the package if it exists there; else ``path`` unchanged.
 
-    So ``"data/simple_sentences.txt"`` works from the repository root and from ``notebooks/`` alike.
+    So ``"data/simple_sentences.txt"`` works from the repository root, from ``notebooks/`` and from any folder
+    with an installed course alike.
     """
     path = Path(path)
     if path.exists() or path.is_absolute():
         return path
-    with contextlib.suppress(FileNotFoundError):
-        candidate = repo_root() / path
-        if candidate.exists():
-            return candidate
-    return path
+    root = _checkout_root()
+    candidates = [root / path] if root is not None else []
+    if path.parts[:1] == ("data",):
+        candidates.append(PACKAGE_DATA.joinpath(*path.parts[1:]))
+    return next((candidate for candidate in candidates if candidate.exists()), path)
 
 
 def file_sha256(path: str | os.PathLike) -> str:

@@ -1,6 +1,7 @@
 """Build the student edition of the course: ``make student`` (also the first step of ``make lab``).
 
 Usage: python tools/build_student.py [--out student] [notebooks/01_x.ipynb ...]   (default: every notebook)
+       python tools/build_student.py --hosted [--out hosted] [...]     the hosted edition (tools/hosted.py)
 
 Writes ``student/NN_topic.ipynb`` from ``notebooks/NN_topic.ipynb`` with the conventions of tools/editions.py:
 no reference solutions (stubs instead), no outputs, no widget state. Deterministic: the same sources give
@@ -22,11 +23,13 @@ import json
 import posixpath
 import re
 import sys
+import tomllib
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import editions  # noqa: E402
+import hosted  # noqa: E402
 
 from bertedu.files import atomic_write_json, atomic_write_text  # noqa: E402
 
@@ -122,17 +125,34 @@ def write_unless_changed(path: Path, text: str, manifest: dict[str, str]) -> str
     return "updated"
 
 
-def build(sources: list[Path], out: Path, *, quiet: bool = False) -> dict[str, str]:
-    """Build the student edition of ``sources`` into ``out``; returns ``{file name: what happened}``."""
+def course_pins() -> tuple[str, str]:
+    """The course's version and its torch requirement, from pyproject.toml (the hosted edition's pins)."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    torch_pin = next(r for r in project["dependencies"] if re.match(r"torch\b", r))
+    return project["version"], torch_pin
+
+
+def edition_of(source: Path, *, hosted_edition: bool = False):
+    """The student edition of the notebook at ``source`` (with ``hosted_edition``, the hosted edition)."""
+    student_nb = editions.student_notebook(editions.read(source), source.name)
+    repoint_links(student_nb, source)
+    if hosted_edition:
+        return hosted.hosted_notebook(student_nb, source.name, *course_pins())
+    return student_nb
+
+
+def build(
+    sources: list[Path], out: Path, *, quiet: bool = False, hosted_edition: bool = False
+) -> dict[str, str]:
+    """Build the student edition of ``sources`` into ``out`` (with ``hosted_edition``, the hosted edition);
+    returns ``{file name: what happened}``."""
     out.mkdir(parents=True, exist_ok=True)
     manifest = load_manifest(out)
     report: dict[str, str] = {}
     counts: dict[str, int] = {}  # what happened ("new", "updated", "unchanged", "kept") -> how many notebooks
     say = (lambda *a: None) if quiet else print
     for source in sources:
-        student_nb = editions.student_notebook(editions.read(source), source.name)
-        repoint_links(student_nb, source)
-        text = editions.notebook_text(student_nb)
+        text = editions.notebook_text(edition_of(source, hosted_edition=hosted_edition))
         target = out / source.name
         kind = status = write_unless_changed(target, text, manifest)
         if kind == "kept":
@@ -154,16 +174,25 @@ def build(sources: list[Path], out: Path, *, quiet: bool = False) -> dict[str, s
         report[source.name] = status
         counts[kind] = counts.get(kind, 0) + 1
     atomic_write_json(out / MANIFEST, {"format": 1, "files": dict(sorted(manifest.items()))})
-    say(f"student edition in {out}/: " + ", ".join(f"{n} {s}" for s, n in sorted(counts.items())))
+    say(
+        f"{'hosted' if hosted_edition else 'student'} edition in {out}/: "
+        + ", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
+    )
     return report
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("notebooks", nargs="*", type=Path, help="default: notebooks/[0-9][0-9]_*.ipynb")
-    parser.add_argument("--out", type=Path, default=ROOT / "student", help="default: student/")
+    parser.add_argument("--out", type=Path, help="default: student/ (hosted/ with --hosted)")
     parser.add_argument("--lint", action="store_true", help="only list convention problems (exit 1 if any)")
+    parser.add_argument(
+        "--hosted",
+        action="store_true",
+        help="the hosted edition (Colab, ...): a first cell installs the course",
+    )
     args = parser.parse_args(argv)
+    args.out = args.out or ROOT / ("hosted" if args.hosted else "student")
     sources = args.notebooks or sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
     missing = [str(p) for p in sources if not p.is_file()]
     if missing:
@@ -176,7 +205,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.out.resolve() == (ROOT / EDITION_FOLDERS["notebooks/zh"]).resolve():
         move_old_chinese_edition(args.out)
     try:
-        build(sources, args.out)
+        build(sources, args.out, hosted_edition=args.hosted)
     except editions.EditionError as err:
         print(f"error: {err}", file=sys.stderr)
         return 1

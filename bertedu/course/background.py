@@ -32,7 +32,7 @@ from tqdm.auto import tqdm
 
 from bertedu.files import atomic_write
 from bertedu.teaching.i18n import msg, translatable, translate
-from bertedu.utils import repo_root, runs_dir, seed_offset
+from bertedu.utils import data_dir, runs_dir, seed_offset
 
 logger = logging.getLogger(__name__)
 
@@ -161,7 +161,7 @@ def _quiet_worker() -> None:
 def cache_dir() -> Path:
     """Where finished runs are kept: ``$BERTEDU_SIDE_RUNS`` if set, else ``side-runs/`` in the course's runs
     folder (:func:`bertedu.utils.runs_dir`: ``runs/`` under the repository root, which git ignores and ``make
-    clean`` deletes; on a class's hub, each student's own)."""
+    clean`` deletes; on a class's hub, each student's own; for an installed course, under the current folder)."""
     override = os.environ.get("BERTEDU_SIDE_RUNS")
     return Path(override) if override else runs_dir() / "side-runs"
 
@@ -171,7 +171,7 @@ def _code_and_data_digest() -> str:
     digest = hashlib.sha256()
     package = Path(__file__).resolve().parents[1]
     files = [(p, p.relative_to(package)) for p in sorted(package.rglob("*.py"))]
-    data = repo_root() / "data"
+    data = data_dir()
     files += [(p, Path("data") / p.relative_to(data)) for p in sorted(data.rglob("*")) if p.is_file()]
     for path, shown in files:
         digest.update(str(shown).encode() + b"\0" + path.read_bytes() + b"\0")

@@ -35,7 +35,7 @@ from bertedu.training.pretrain import (
     pretrain,
 )
 from bertedu.training.probes import evaluate_pretraining
-from bertedu.utils import file_sha256, repo_root, resolve_path, runs_dir, seed_offset
+from bertedu.utils import file_sha256, output_root, resolve_path, runs_dir, seed_offset
 
 logger = logging.getLogger(__name__)
 
@@ -117,8 +117,9 @@ def _course_folder_name() -> str:
 def pretrained_course_dir() -> Path:
     """Where an instructor pre-trains the course model once for a class: ``runs/mini-bert/`` under the repository
     root, on a hub next to the shared course package, which students read but cannot write
-    (docs/instructor_guide.md). Without ``$BERTEDU_RUNS`` the same folder as :func:`course_checkpoint_dir`."""
-    return repo_root() / COURSE_CHECKPOINT.parent / _course_folder_name()
+    (docs/instructor_guide.md). Without ``$BERTEDU_RUNS`` the same folder as :func:`course_checkpoint_dir`; for an
+    installed course, under the current folder (:func:`bertedu.utils.output_root`)."""
+    return output_root() / COURSE_CHECKPOINT.parent / _course_folder_name()
 
 
 def course_documents() -> list[list[str]]:

@@ -66,6 +66,7 @@ MESSAGES: dict[str, str] = {
     "not trained yet: notebook 06 trains it (about a minute), 07, 08 and 10 load it": (
         "还没有训练：笔记本 06 会训练它（大约一分钟），07、08 和 10 会加载它"
     ),
+    "data/ installed with the package, {n} files": "data/ 随课程包一起安装，共 {n} 个文件",
     "jupyterlab_widgets is missing: quizzes would not render": "缺少 jupyterlab_widgets：测验无法显示",
     "bertedu doctor: checking your environment": "bertedu doctor：正在检查你的环境",
     "not for this Python: see the 'interpreter' line": "不要装进这个 Python：请看 “interpreter” 那一行",
