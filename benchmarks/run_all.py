@@ -645,7 +645,10 @@ def ablations_step(args, results, previous) -> list[str]:
     if not args.skip_ablations:
         print("ablations (notebook 10) ...", flush=True)
         results["ablations"] = bench_ablations.measure(quick=args.quick, cache=args.ablations_cache)
-        print("ablations under another CPU's kernels (the claims sweep's notebook 10 reads them) ...", flush=True)
+        print(
+            "ablations under another CPU's kernels (the claims sweep's notebook 10 reads them) ...",
+            flush=True,
+        )
         other = bench_ablations.measure_other_kernels(quick=args.quick)
         OTHER_KERNELS_JSON.write_text(json.dumps({"ablations": other}, indent=1) + "\n")
     elif "ablations" in previous:  # notebook 10 reads them: keep the last full run

@@ -355,7 +355,9 @@ def test_summarise_gives_min_median_max_and_paired_differences():
     # the seeds agree and the mean is 2.7 standard errors from 0, but within the test set's item noise: not a direction
     small = {"values": [0.002, 0.005, 0.009]}
     assert direction(small, noise=0.01) == "unclear" and direction(small) == "up"
-    assert direction({"values": [0.05, -0.04, 0.06]}) == "unclear"  # the seeds disagree: within 2 standard errors
+    assert (
+        direction({"values": [0.05, -0.04, 0.06]}) == "unclear"
+    )  # the seeds disagree: within 2 standard errors
     assert (
         paper_direction(-2.3) == "down" and paper_direction(0.1) == "unclear" and paper_direction(0.5) == "up"
     )

@@ -20,7 +20,9 @@ def test_mean_and_se():
 
 def test_item_noise_is_the_binomial_standard_error():
     assert stats.item_noise(0.5, 100) == pytest.approx(0.05)
-    assert stats.item_noise(1.0, 10) == 0.0 and stats.item_noise(0.9, 90) == pytest.approx(math.sqrt(0.09 / 90))
+    assert stats.item_noise(1.0, 10) == 0.0 and stats.item_noise(0.9, 90) == pytest.approx(
+        math.sqrt(0.09 / 90)
+    )
     with pytest.raises(ValueError):
         stats.item_noise(0.5, 0)
 
