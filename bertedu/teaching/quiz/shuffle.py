@@ -37,7 +37,8 @@ from bertedu.teaching.quiz.store import LOCK_TIMEOUT, home_dir
 
 ENV_STUDENT = "BERTEDU_STUDENT_ID"
 FILE_NAME = "student-id"
-_TOKEN = re.compile(r"^[A-Za-z0-9._@-]{1,128}$")
+#: What a student id may be (the file's token, the environment variable, the ``"student"`` of an export).
+STUDENT_TOKEN = re.compile(r"^[A-Za-z0-9._@-]{1,128}$")
 
 
 def _read_token(path) -> str | None:
@@ -45,7 +46,7 @@ def _read_token(path) -> str | None:
         token = path.read_text(encoding="utf-8").strip()
     except (OSError, UnicodeDecodeError):
         return None
-    return token if _TOKEN.match(token) else None
+    return token if STUDENT_TOKEN.match(token) else None
 
 
 def student_id() -> str:
