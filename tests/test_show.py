@@ -67,12 +67,20 @@ def test_show_prints_outside_jupyter(capsys):
 
 
 @pytest.fixture
-def key_mask(monkeypatch):
+def fresh_kernel(monkeypatch):
+    """No exercise attempted yet, as in a new kernel (other tests of this process may have checked some)."""
+    from bertedu.teaching.exercises import attention, library_answers, tokens  # noqa: F401 (registers them)
+
+    for exercise in list(library_answers._EXERCISES):
+        monkeypatch.setattr(exercise, "_attempted", False)
+
+
+@pytest.fixture
+def key_mask(monkeypatch, fresh_kernel):
     """Notebook 01's key-mask exercise, not yet attempted in this process; English messages."""
     from bertedu.teaching import i18n
     from bertedu.teaching.exercises import attention as ex
 
-    monkeypatch.setattr(ex.key_mask, "_attempted", False)
     monkeypatch.delenv("BERTEDU_LANG", raising=False)
     i18n.set_language("en")
     yield ex.key_mask
@@ -95,11 +103,9 @@ def test_the_library_answer_of_an_exercise_is_shown_after_its_first_attempt(key_
     assert "def build_key_mask" in capsys.readouterr().out
 
 
-def test_a_method_of_a_class_answer_waits_too_and_speaks_chinese(monkeypatch, capsys):
+def test_a_method_of_a_class_answer_waits_too_and_speaks_chinese(fresh_kernel, capsys):
     from bertedu.teaching import i18n
-    from bertedu.teaching.exercises import tokens
 
-    monkeypatch.setattr(tokens.embeddings_layer, "_attempted", False)
     i18n.set_language("zh")
     try:
         show(

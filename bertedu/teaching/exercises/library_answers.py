@@ -39,6 +39,7 @@ def register(exercise: Any) -> None:
     _EXERCISES.add(exercise)
 
 
+@functools.lru_cache(maxsize=1024)
 def resolve(path: str) -> Any:
     """The object at a dotted ``path`` (``bertedu.core.attention.BertSelfAttention.split_heads``): the longest
     importable module prefix, then attributes. Raises ``ValueError`` naming the path when it does not exist."""
@@ -94,9 +95,9 @@ def _is_students(obj: Any) -> bool:
     """Written by the student: in a notebook (``__main__``) or a module of their own, not in bertedu, the standard
     library or an installed package (whose code is not searched)."""
     module = getattr(obj, "__module__", None) or ""
-    if module == "__main__":
+    if module in ("__main__", ""):  # a notebook cell, or code made by exec/eval without a module
         return True
-    if _is_library(obj) or module in ("builtins", ""):
+    if _is_library(obj) or module == "builtins":
         return False
     file = getattr(sys.modules.get(module), "__file__", None)
     return bool(file) and not str(Path(file).resolve()).startswith(_installed_folders())
@@ -173,9 +174,10 @@ class _Search:
             if found:
                 return found
         for path in self.wanted.values():  # an inherited method that is an answer
-            owner, _, name = path.rpartition(".")
-            if name and name in dir(cls) and self.hit(inspect.getattr_static(cls, name, None)):
-                return path
+            name = path.rpartition(".")[2]
+            found = self.hit(inspect.getattr_static(cls, name, None)) if name in dir(cls) else None
+            if found:
+                return found
         return self.many(vars(cls).values()) if _is_students(cls) else None
 
     def function(self, fn: types.FunctionType) -> str | None:
