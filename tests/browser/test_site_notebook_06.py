@@ -51,12 +51,10 @@ def test_section_4_of_notebook_06_is_not_replaced_by_the_mini_bert_panel(chromiu
             for lang in ("zh", "en"):
                 page.goto(f"{site}/{lang}/06_mini_pretraining.html")
                 page.wait_for_selector("body[data-site-ready='1']", timeout=60_000)
-                section = (
-                    page.locator("section")
-                    .filter(has=page.locator("h2", has_text=re.compile(r"^\s*4 · ")))
-                    .first
-                )
-                assert section.count() == 1, f"{lang}: no section 4"
+                heading = page.locator("h2", has_text=re.compile(r"^\s*4 · "))
+                assert heading.count() == 1, f"{lang}: no heading of section 4"
+                section = heading.locator("xpath=..")  # the <section> Sphinx wraps around heading and text
+                assert section.evaluate("(e) => e.tagName") == "SECTION"
                 subsections = section.locator("h3").all_inner_texts()
                 assert [s.split()[0] for s in subsections[:2]] == ["4.1", "4.2"], subsections
                 assert section.locator(".minibert-predict, #minibert-input").count() == 0  # no panel in it
