@@ -25,6 +25,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bertedu.teaching.exercises import core as exercises_core
+from bertedu.teaching.exercises import library_answers
+
 __all__ = ["NotShownYet", "SourceView", "locked", "show", "source_of"]
 
 
@@ -158,9 +161,7 @@ def locked(obj: Any) -> NotShownYet | None:
     """Why ``obj``'s source may not be shown now, or ``None``: ``obj`` is the library's version of what an exercise
     of this kernel asks for, and that exercise's check has seen no attempt yet (or this is the graded build).
     The same rule as ``Exercise.solution()`` (:mod:`bertedu.teaching.exercises.library_answers`)."""
-    from bertedu.teaching.exercises import core, library_answers
-
-    why = library_answers.locked_source(obj, graded=core.GRADED_BUILD)
+    why = library_answers.locked_source(obj, graded=exercises_core.GRADED_BUILD)
     return None if why is None else NotShownYet(why)
 
 
