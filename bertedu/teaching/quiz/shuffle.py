@@ -15,6 +15,9 @@ The student id (:func:`student_id`) is a random token made once and kept in ``$B
 or a hub that wants the order tied to the user name). When the file cannot be written, the token is derived
 from the user name, so the order still does not change between sessions.
 
+The web pages apply the same rule (``web/quiz/shuffle.js``, with an id kept in the browser's ``localStorage``);
+``web/quiz/shuffle_cases.json`` is a table of orders both languages' tests check.
+
 The static fallback a notebook saves as output (for GitHub, nbviewer, HTML and nbval) lists the options in
 the bank's order, never a student's, so saved notebooks are the same on every machine.
 
