@@ -426,7 +426,7 @@ def test_the_release_neither_shows_nor_imports_a_library_answer_before_its_check
             if c.metadata.get("nbgrader", {}).get("grade_id", "").startswith("check-")
         }
         for name, (at, obj) in names.items():
-            for exercise in answers.get(id(library_answers._plain(obj)), []):
+            for exercise in answers.get(id(library_answers.plain(obj)), []):
                 if at < graded[exercise]:
                     kept.add((source.name[:2], name, exercise))
                 elif at > 1:

@@ -91,7 +91,7 @@ def named_by(exercise, obj) -> bool:
     source, where a message says "the same mask as bertedu.core.attention.build_key_mask"."""
     import inspect
 
-    plain = library_answers._plain(obj)
+    plain = library_answers.plain(obj)
     name = getattr(plain, "__qualname__", "")
     if not name or not library_answers._is_library(plain) or plain.__module__.startswith("bertedu.teaching"):
         return False

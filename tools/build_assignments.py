@@ -60,6 +60,7 @@ import editions  # noqa: E402
 import nbformat  # noqa: E402
 
 from bertedu.files import atomic_write_text, write_directory_atomically  # noqa: E402
+from bertedu.teaching.exercises import library_answers  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA_VERSION = 3  # nbgrader's cell metadata schema
@@ -230,8 +231,6 @@ ONLY_COMMENTS = re.compile(r"^\s*(#.*)?$")
 
 def _bertedu_imports(nb) -> dict[str, tuple[int, object]]:
     """``{name: (cell, object)}`` for the names the notebook's ``from bertedu... import`` lines bind."""
-    from bertedu.teaching.exercises import library_answers
-
     out: dict[str, tuple[int, object]] = {}
     for i, cell in enumerate(nb.cells):
         if cell.cell_type != "code":
@@ -259,8 +258,6 @@ def _import_nodes(source: str) -> list[ast.ImportFrom]:
 def library_answers_of(nb) -> dict[int, list[str]]:
     """``{id(object): [exercise names]}``: each library answer of the notebook's exercises (a class answer also
     by its own methods, a method answer also by its class, which holds it)."""
-    from bertedu.teaching.exercises import library_answers
-
     out: dict[int, list[str]] = {}
     for exercise in editions.exercises(nb).values():
         for path in exercise.answers:
@@ -269,14 +266,12 @@ def library_answers_of(nb) -> dict[int, list[str]]:
             held = [obj, *(vars(obj).values() if isinstance(obj, type) else ())]
             held += [owner] if isinstance(owner, type) else []
             for item in held:
-                out.setdefault(id(library_answers._plain(item)), []).append(exercise.name)
+                out.setdefault(id(library_answers.plain(item)), []).append(exercise.name)
     return out
 
 
 def _shown_answer(line: str, names: dict, answers: dict[int, list[str]]) -> bool:
     """``line`` is ``show(X)`` of a library answer (X a name or attribute of the notebook's bertedu imports)."""
-    from bertedu.teaching.exercises import library_answers
-
     m = SHOW_LINE.match(line)
     if not m:
         return False
@@ -284,7 +279,7 @@ def _shown_answer(line: str, names: dict, answers: dict[int, list[str]]) -> bool
         obj = eval(m["arg"], {name: obj for name, (_, obj) in names.items()})  # noqa: S307 (names, attributes)
     except Exception:
         return False
-    return id(library_answers._plain(obj)) in answers
+    return id(library_answers.plain(obj)) in answers
 
 
 def _without_shown_answers(cells: list, names: dict, answers: dict[int, list[str]]) -> list:
@@ -310,7 +305,7 @@ def _move_answer_imports(cells: list, graded_at: dict[str, int], answers: dict[i
     indices) that uses the name; drop it when no cell does; keep it when a cell before those checks uses it."""
     names = _bertedu_imports(types.SimpleNamespace(cells=cells))
     for name, (at, obj) in sorted(names.items()):
-        exercises = answers.get(id(_plain_of(obj)))
+        exercises = answers.get(id(library_answers.plain(obj)))
         if not exercises:
             continue
         after = max(graded_at.get(e, -1) for e in exercises)
@@ -328,12 +323,6 @@ def _move_answer_imports(cells: list, graded_at: dict[str, int], answers: dict[i
             marker = editions.NBVAL_MARKER.match(cell.source)  # nbval's marker stays the first line
             head = marker.group(0) if marker else ""
             cell.source = f"{head}from {module} import {name}\n{cell.source[len(head) :]}"
-
-
-def _plain_of(obj):
-    from bertedu.teaching.exercises import library_answers
-
-    return library_answers._plain(obj)
 
 
 def _remove_import(cell, name: str) -> str:

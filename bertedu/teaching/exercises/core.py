@@ -355,14 +355,15 @@ class Exercise:
             return CheckResult(False, translate(NOT_ATTEMPTED_MESSAGE), self.name, attempted=False)
         used = library_answers.library_use(answer, self.answers) if self.answers else None
         if used:  # the library's own answer, by name: not the student's work (the checker need not run)
-            return CheckResult(False, library_answers.rejection(used, self.name), self.name)
+            return CheckResult(False, library_answers.rejection(used), self.name)
         calls: list[str] = []
+        codes = library_answers.student_code(answer) if self.answers else set()
         try:
-            with library_answers.guarded(self.answers, library_answers.student_code(answer), calls):
+            with library_answers.guarded(self.answers, codes, calls):
                 passed, message = self.checker(*answer)
         except Exception as exc:  # the student's code failed: say where, not a bare traceback
             if calls:
-                return CheckResult(False, library_answers.rejection(calls[0], self.name), self.name)
+                return CheckResult(False, library_answers.rejection(calls[0]), self.name)
             if _raised_not_implemented(exc):
                 return CheckResult(False, translate(NOT_ATTEMPTED_MESSAGE), self.name, attempted=False)
             frames = traceback.extract_tb(exc.__traceback__)
@@ -381,7 +382,7 @@ class Exercise:
                 self.name,
             )
         if calls:  # called from the student's code (the checker may have caught the guard's error)
-            return CheckResult(False, library_answers.rejection(calls[0], self.name), self.name)
+            return CheckResult(False, library_answers.rejection(calls[0]), self.name)
         return CheckResult(bool(passed), message, self.name)
 
     def hint(self, number: int | None = None) -> _Markdown:

@@ -54,11 +54,11 @@ def resolve(path: str) -> Any:
                 obj = inspect.getattr_static(obj, name)
         except AttributeError:
             break
-        return _plain(obj)
+        return plain(obj)
     raise ValueError(f"{path} names no object of the package: fix the exercise's answers=(...).")
 
 
-def _plain(obj: Any) -> Any:
+def plain(obj: Any) -> Any:
     """The function behind a method, property, classmethod, staticmethod, partial or wrapper; else ``obj``."""
     for _ in range(8):
         if isinstance(obj, property):
@@ -139,7 +139,7 @@ class _Search:
         self.codes: set[types.CodeType] = set()  # the student's code met on the way (for guarded())
 
     def hit(self, obj: Any) -> str | None:
-        return self.wanted.get(id(_plain(obj)))
+        return self.wanted.get(id(plain(obj)))
 
     def value(self, obj: Any) -> str | None:
         """The first answer ``obj`` is or reaches (student code is searched; the library's is not)."""
@@ -267,7 +267,7 @@ def _guard(original: types.FunctionType, path: str, codes: set, calls: list[str]
     return guard
 
 
-def rejection(path: str, exercise: str) -> str:
+def rejection(path: str) -> str:
     """The message of an answer that uses the library's own answer ``path``."""
     short = path.rpartition(".")[2] if "." in path else path
     return msg(
@@ -286,7 +286,7 @@ def rejection(path: str, exercise: str) -> str:
 def exercises_answered_by(obj: Any) -> list[Any]:
     """The registered exercises whose library answers include ``obj``: the object itself, or, for a declared
     class, the class and its own methods."""
-    target = _plain(obj)
+    target = plain(obj)
     out = []
     for exercise in list(_EXERCISES):
         for path in exercise.answers:
@@ -295,7 +295,7 @@ def exercises_answered_by(obj: Any) -> list[Any]:
             except ValueError:
                 continue
             if answer is target or (
-                isinstance(answer, type) and any(v is target for v in map(_plain, vars(answer).values()))
+                isinstance(answer, type) and any(v is target for v in map(plain, vars(answer).values()))
             ):
                 out.append(exercise)
                 break
