@@ -375,3 +375,146 @@ def test_autograding_notebook_07_loads_the_course_model(tmp_path):
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
         submission = gradebook.find_submission(assignment, "bob")
         assert (submission.score, submission.max_score) == (total, total)
+
+
+# ------------------------------------------------------------------- the release and the library's answers
+
+#: Imports of a library answer that a release keeps before the exercise's graded check, because a teaching cell
+#: before the check uses them (the notebook works with the library's version, then asks for one's own): there
+#: the check's rejection of an answer that uses the library is the guard (test below, and
+#: tests/test_exercises_library_answers.py for every exercise).
+TAUGHT_FIRST = {
+    ("02", "WordpieceTokenizer", "wordpiece"),
+    ("03", "mask_tokens_with_details", "fix_masking"),
+    ("03", "mask_tokens_with_details", "masking_function"),
+    ("04", "BertLMPredictionHead", "mlm_head"),
+    ("04", "build_nsp_example", "collate_batch"),
+    ("04", "mlm_loss", "fix_mlm_average"),
+    ("04", "nsp_loss", "fix_nsp_loss"),
+    ("05", "BertLayer", "post_ln_layer"),
+    ("06", "linear_schedule", "lr_schedule"),
+}
+
+
+@pytest.mark.slow  # builds every assignment of both languages (16 s beside other work)
+def test_the_release_neither_shows_nor_imports_a_library_answer_before_its_check():
+    """Every assignment, English and Chinese: no ``show(X)`` of a library answer of its exercises (their code is
+    not printed), and no import binds one before the graded check of the exercise it answers (the import moved
+    after the check), except the imports listed in TAUGHT_FIRST, which a teaching cell before the check needs."""
+    from bertedu.teaching.exercises import library_answers
+
+    kept, moved, shows = set(), 0, 0
+    for source in build_assignments.default_sources():
+        nb = editions.read(source)
+        if not editions.exercises(nb):
+            continue
+        release = build_assignments.assignment_notebook(nb, source.name)
+        answers = build_assignments.library_answers_of(nb)
+        names = build_assignments._bertedu_imports(release)
+        for cell in release.cells:
+            for line in cell.source.split("\n"):
+                assert not build_assignments._shown_answer(line, names, answers), f"{source}: {line}"
+        instructor_names = build_assignments._bertedu_imports(nb)
+        shows += sum(
+            build_assignments._shown_answer(line, instructor_names, answers)
+            for c in nb.cells
+            for line in c.source.split("\n")
+        )
+        graded = {
+            c.metadata.nbgrader.grade_id[len("check-") :]: i
+            for i, c in enumerate(release.cells)
+            if c.metadata.get("nbgrader", {}).get("grade_id", "").startswith("check-")
+        }
+        for name, (at, obj) in names.items():
+            for exercise in answers.get(id(library_answers.plain(obj)), []):
+                if at < graded[exercise]:
+                    kept.add((source.name[:2], name, exercise))
+                elif at > 1:
+                    moved += 1
+    assert kept == TAUGHT_FIRST
+    assert shows >= 24 and moved >= 6, (shows, moved)  # both languages: what the rule acted on
+
+
+def test_a_moved_import_still_serves_the_cells_after_the_check():
+    """Notebook 01's release imports build_key_mask in the first cell after the key-mask check that uses it (the
+    nbval marker stays the first line), and no longer in the first cell."""
+    release = build_assignments.assignment_notebook(editions.read(SOURCE), SOURCE.name)
+    code = [c for c in release.cells if c.cell_type == "code"]
+    first = code[0].source
+    assert (
+        "build_key_mask" not in first and "BertSelfAttention" not in first and "scaled_dot_product" in first
+    )
+    at = next(
+        i
+        for i, c in enumerate(release.cells)
+        if "from bertedu.core.attention import build_key_mask" in c.source
+    )
+    check = next(
+        i
+        for i, c in enumerate(release.cells)
+        if c.metadata.get("nbgrader", {}).get("grade_id") == "check-key_mask"
+    )
+    assert at > check and "build_key_mask(" in release.cells[at].source
+    assert not any(c.source.lstrip().startswith("from") and "NBVAL" in c.source for c in release.cells)
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_a_hidden_test_rejects_an_answer_that_calls_the_library(language):
+    """``padding_mask = lambda m: build_key_mask(m)`` gets no point: the hidden test fails with the reason, in the
+    notebook's language (what nbgrader's feedback shows)."""
+    from bertedu.core.attention import build_key_mask
+    from bertedu.teaching import i18n
+    from bertedu.teaching.exercises import attention
+
+    source = SOURCE if language == "en" else ZH_SOURCE
+    nb = build_assignments.assignment_notebook(editions.read(source), source.name)
+    (cell,) = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "check-key_mask"]
+    hidden = cell.source.split(editions.BEGIN_HIDDEN)[1].split(editions.END_HIDDEN)[0]
+    namespace = {"ex": attention, "padding_mask": lambda m: build_key_mask(m)}
+    try:
+        i18n.set_language(language)
+        with pytest.raises(AssertionError) as failed:
+            exec(hidden, namespace)
+    finally:
+        i18n.set_language(None)
+    shown = str(failed.value)
+    assert "bertedu.core.attention.build_key_mask" in shown
+    assert ("不能算数" in shown) == (language == "zh") and ("cannot count" in shown) == (language == "en"), (
+        shown
+    )
+
+
+@pytest.mark.integration
+@pytest.mark.slow
+def test_autograde_gives_no_point_for_an_answer_that_calls_the_library(tmp_path):
+    """The real round trip: a submission whose key-mask answer imports and calls the library's build_key_mask
+    gets every point but that exercise's, and its feedback page says why."""
+    course = tmp_path / "course"
+    build_assignments.build([SOURCE], course, package=False)
+    nbgrader(course, "generate_assignment", ASSIGNMENT)
+    release = nbformat.read(course / "release" / ASSIGNMENT / SOURCE.name, as_version=4)
+    source = nbformat.read(course / "source" / ASSIGNMENT / SOURCE.name, as_version=4)
+    assert not any("show(build_key_mask)" in c.source for c in release.cells)
+    submission = solved(release, source)
+    for cell in submission.cells:
+        if "def padding_mask" in cell.source and cell.metadata.get("nbgrader", {}).get("solution"):
+            cell.source = (
+                "from bertedu.core.attention import build_key_mask\n\n\n"
+                "def padding_mask(attention_mask):\n    return build_key_mask(attention_mask)\n"
+            )
+    folder = course / "submitted" / "mallory" / ASSIGNMENT
+    folder.mkdir(parents=True)
+    nbformat.write(submission, folder / SOURCE.name)
+    nbgrader(course, "autograde", ASSIGNMENT)
+    nbgrader(course, "generate_feedback", ASSIGNMENT)
+
+    from nbgrader.api import Gradebook
+
+    exercises = editions.exercises(editions.read(SOURCE))
+    total = sum(e.points for e in exercises.values())
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+        score = gradebook.find_submission(ASSIGNMENT, "mallory").score
+    assert score == total - exercises["ex.key_mask"].points
+    (page,) = (course / "feedback" / "mallory" / ASSIGNMENT).glob("*.html")
+    text = page.read_text(encoding="utf-8")
+    assert "cannot count" in text and "bertedu.core.attention.build_key_mask" in text

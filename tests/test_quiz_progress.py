@@ -156,3 +156,29 @@ def test_get_store_is_per_home(home, monkeypatch, tmp_path):
     b = get_store()
     assert b is not a and b.path == tmp_path / "other" / "progress.json"
     assert store_mod.FILE_NAME == "progress.json"
+
+
+def test_the_store_keeps_the_last_answers_not_the_first(home):
+    """Past MAX_ANSWERS answers the oldest go (as web/quiz/progress.js does): a persistent student's later
+    choices reach the class report; "first" still holds the first score."""
+    store = ProgressStore()
+    for i in range(store_mod.MAX_ANSWERS + 5):
+        store.record_attempt("nb", "q", 0.0 if i == 0 else 1.0, answer=[str(i)])
+    entry = ProgressStore().question("nb", "q")
+    assert entry["attempts"] == store_mod.MAX_ANSWERS + 5 and len(entry["answers"]) == store_mod.MAX_ANSWERS
+    assert entry["first"] == 0.0
+    assert [a["answer"] for a in entry["answers"][:1] + entry["answers"][-1:]] == [
+        ["5"],
+        [str(store_mod.MAX_ANSWERS + 4)],
+    ]
+
+
+def test_an_export_carries_the_students_id(home, tmp_path):
+    """quiz.export_progress writes the student's id (the one that orders their options) into the export, so the
+    class report counts them once however many exports they hand in; the progress file itself has none."""
+    from bertedu.teaching.quiz.shuffle import student_id
+
+    ProgressStore().record_attempt("00_welcome", "set-seed", 1.0)
+    exported = json.loads(quiz.export_progress(tmp_path / "mine.json").read_text(encoding="utf-8"))
+    assert exported["student"] == student_id() and len(exported["student"]) >= 16
+    assert "student" not in json.loads(progress_path().read_text(encoding="utf-8"))

@@ -240,3 +240,63 @@ def test_exit_code_0_with_one_good_export_among_bad_ones(tmp_path, capsys):
     (folder / "x.json").write_text("[]", encoding="utf-8")
     assert report.main([str(folder), "--out", str(tmp_path / "out")]) == 0
     assert "Read 1 export(s) (1 file(s) skipped)" in capsys.readouterr().out
+
+
+# ------------------------------------------------------------------------------------- one student, once
+
+
+def test_the_same_progress_exported_twice_counts_once(tmp_path):
+    """A student who clicks export twice and hands in both files is one student: the second file holds the same
+    progress at a later ``exported`` time (not a byte copy) and is skipped, saying why."""
+    store = ProgressStore(tmp_path / "home" / "progress.json")
+    store.record_attempt(NB, "show-solution", 0.0, answer=["a"])
+    data = json.loads(store.export(tmp_path / "exports" / "alice.json").read_text(encoding="utf-8"))
+    data["exported"] = "2030-01-01T00:00:00"
+    (tmp_path / "exports" / "alice-again.json").write_text(json.dumps(data), encoding="utf-8")
+    exports, skipped = report.read_exports(tmp_path / "exports")
+    assert len(exports) == 1 and len(skipped) == 1 and "handed in twice" in skipped[0], skipped
+    rows, _ = report.class_report(exports)
+    assert rows[0].students == 1 and rows[0].wrong_answer_students == 1
+
+
+def _export_with_id(folder: Path, name: str, student: str, exported: str, attempts: list[float]) -> None:
+    store = ProgressStore(folder.parent / "homes" / name / "progress.json")
+    for score in attempts:
+        store.record_attempt(NB, "show-solution", score, answer=["a" if score == 0 else "b"])
+    data = json.loads(store.export(folder / name, student=student).read_text(encoding="utf-8"))
+    data["exported"] = exported
+    (folder / name).write_text(json.dumps(data), encoding="utf-8")
+
+
+def test_the_class_report_counts_a_student_by_the_id_inside_the_export(tmp_path):
+    """Two exports carrying one student id (Monday's and Friday's, under any file names) are one student: the
+    newer counts and the older is skipped naming both; two ids are two students, even with equal progress."""
+    folder = tmp_path / "exports"
+    folder.mkdir()
+    _export_with_id(folder, "bertedu-progress-x.json", "0f3c9a5e", "2026-12-11T09:00:00", [0.0, 1.0])
+    _export_with_id(folder, "alice-monday.json", "0f3c9a5e", "2026-12-07T09:00:00", [0.0])
+    _export_with_id(folder, "bob.json", "77aa0b1c", "2026-12-07T09:00:00", [0.0])
+    _export_with_id(folder, "carol.json", "9c9c9c9c", "2026-12-07T09:00:00", [0.0])
+    carol = json.loads((folder / "carol.json").read_text(encoding="utf-8"))
+    bob = json.loads((folder / "bob.json").read_text(encoding="utf-8"))
+    carol["notebooks"] = bob["notebooks"]  # the very same progress, another student
+    (folder / "carol.json").write_text(json.dumps(carol), encoding="utf-8")
+    exports, skipped = report.read_exports(folder)
+    assert sorted(e.path.name for e in exports) == ["bertedu-progress-x.json", "bob.json", "carol.json"]
+    assert skipped == [
+        "skipped alice-monday.json: an older export of the same student as bertedu-progress-x.json "
+        "(student id 0f3c9a5e); the newer one counts"
+    ]
+    rows, _ = report.class_report(exports)
+    (row,) = [r for r in rows if r.question_id == "show-solution"]
+    assert (row.students, row.attempts, row.first_try_correct) == (3, 4, 0)
+
+
+def test_an_export_whose_student_id_is_not_one_is_skipped(tmp_path):
+    folder = tmp_path / "exports"
+    folder.mkdir()
+    _export_with_id(folder, "x.json", "0f3c9a5e", "2026-12-07T09:00:00", [1.0])
+    data = json.loads((folder / "x.json").read_text(encoding="utf-8"))
+    (folder / "x.json").write_text(json.dumps({**data, "student": ["not", "an", "id"]}), encoding="utf-8")
+    exports, skipped = report.read_exports(folder)
+    assert exports == [] and "'student' must be a student id" in skipped[0], skipped

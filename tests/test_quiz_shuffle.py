@@ -3,7 +3,9 @@ and grading, saved progress and the class report go by option id (issue 29)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
+from pathlib import Path
 
 import pytest
 import yaml
@@ -16,6 +18,7 @@ from bertedu.teaching.quiz.shuffle import ENV_STUDENT, option_order, student_id
 from bertedu.teaching.quiz.store import ProgressStore, _stores, option_ids
 from bertedu.teaching.quiz.widgets import question_widget
 
+ROOT = Path(__file__).resolve().parents[1]
 WELCOME = "00_welcome"
 CHOICE = [q for b in load_all() for q in b.questions if q.type in ("single", "multiple")]
 
@@ -129,6 +132,37 @@ def test_two_students_see_different_orders_and_each_a_stable_one():
     assert differ > len(CHOICE) / 2, f"only {differ} of {len(CHOICE)} questions differ between two students"
     students = {option_order(CHOICE[0], f"student-{k}") for k in range(40)}
     assert len(students) > 5  # many students, many orders
+
+
+def test_one_students_order_differs_between_questions():
+    """The question is part of the key: one student's order changes from question to question. (With the key
+    student/notebook/option alone, as 73 of 74 single-choice questions have the right option's id `a`, a student
+    would see the answer at one place in every question of a notebook: "always pick the third" again.)"""
+    q = next(q for q in CHOICE if q.type == "single" and len(q.options) == 4)
+    orders = {option_order(dataclasses.replace(q, id=f"q{k}"), "alice") for k in range(20)}
+    assert len(orders) > 5, orders
+    right = q.options.index(next(o for o in q.options if o.correct))
+    places = {option_order(dataclasses.replace(q, id=f"q{k}"), "alice").index(right) for k in range(20)}
+    assert len(places) == 4, f"the right option is always shown at place {places}"
+
+
+SHARED_TABLE = json.loads((ROOT / "web" / "quiz" / "shuffle_cases.json").read_text(encoding="utf-8"))["cases"]
+
+
+@pytest.mark.parametrize("case", SHARED_TABLE, ids=[f"{c['student']}-{c['question']}" for c in SHARED_TABLE])
+def test_the_shared_table_of_orders_python_side(case):
+    """web/quiz/shuffle_cases.json: (student, notebook, question, option ids) -> order. web/quiz/shuffle.test.mjs
+    checks the same rows in JavaScript, so a web page and a notebook show a student the same order."""
+    template = next(q for q in CHOICE if q.type == "single")
+    options = tuple(dataclasses.replace(template.options[0], id=i) for i in case["options"])
+    question = dataclasses.replace(template, notebook=case["notebook"], id=case["question"], options=options)
+    assert list(option_order(question, case["student"])) == case["order"]
+
+
+def test_the_shared_table_covers_several_students_and_questions():
+    assert len({c["student"] for c in SHARED_TABLE}) >= 3 and len({c["question"] for c in SHARED_TABLE}) >= 10
+    alice = {tuple(c["order"]) for c in SHARED_TABLE if c["student"] == "alice" and len(c["options"]) == 4}
+    assert len(alice) > 3  # one student, many orders
 
 
 def test_a_student_keeps_their_id_and_their_order_across_restarts(home, monkeypatch):

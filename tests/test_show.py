@@ -58,9 +58,73 @@ def test_plain_text_is_numbered_and_html_is_highlighted():
 
 
 def test_show_prints_outside_jupyter(capsys):
-    assert show(build_key_mask) is None
+    assert show(scaled_dot_product_attention) is None  # no exercise asks for it: shown at once
     out = capsys.readouterr().out
-    assert out.startswith("# bertedu/core/attention.py:") and "def build_key_mask" in out
+    assert out.startswith("# bertedu/core/attention.py:") and "def scaled_dot_product_attention" in out
+
+
+# ------------------------------------------------------------- an exercise's library answer: after an attempt
+
+
+@pytest.fixture
+def fresh_kernel(monkeypatch):
+    """No exercise attempted yet, as in a new kernel (other tests of this process may have checked some)."""
+    from bertedu.teaching.exercises import attention, library_answers, tokens  # noqa: F401 (registers them)
+
+    for exercise in list(library_answers._EXERCISES):
+        monkeypatch.setattr(exercise, "_attempted", False)
+
+
+@pytest.fixture
+def key_mask(monkeypatch, fresh_kernel):
+    """Notebook 01's key-mask exercise, not yet attempted in this process; English messages."""
+    from bertedu.teaching import i18n
+    from bertedu.teaching.exercises import attention as ex
+
+    monkeypatch.delenv("BERTEDU_LANG", raising=False)
+    i18n.set_language("en")
+    yield ex.key_mask
+    i18n.set_language(None)
+
+
+def test_the_library_answer_of_an_exercise_is_shown_after_its_first_attempt(key_mask, capsys):
+    """show(build_key_mask), the library's version of what ex.key_mask asks for, prints one sentence until the
+    exercise's check has seen an attempt (a wrong one counts, a stub does not), then the code."""
+    show(build_key_mask)
+    out = capsys.readouterr().out
+    assert (
+        "def build_key_mask" not in out and "shown after your first attempt" in out and "ex.key_mask" in out
+    )
+    key_mask.check(...)  # the stub of the student edition: no attempt
+    show(build_key_mask)
+    assert "def build_key_mask" not in capsys.readouterr().out
+    assert not key_mask.check(lambda m: m[:, None, :, None].bool())  # a wrong attempt
+    show(build_key_mask)
+    assert "def build_key_mask" in capsys.readouterr().out
+
+
+def test_a_method_of_a_class_answer_waits_too_and_speaks_chinese(fresh_kernel, capsys):
+    from bertedu.teaching import i18n
+
+    i18n.set_language("zh")
+    try:
+        show(
+            BertEmbeddings.forward
+        )  # embeddings_layer's answer is the class BertEmbeddings: its methods wait
+    finally:
+        i18n.set_language(None)
+    out = capsys.readouterr().out
+    assert "def forward" not in out and "第一次尝试之后" in out and "ex.embeddings_layer" in out
+
+
+def test_the_graded_build_never_shows_a_library_answer(key_mask, monkeypatch, capsys):
+    from bertedu.teaching.exercises import core
+
+    monkeypatch.setattr(core, "GRADED_BUILD", True)
+    monkeypatch.setattr(key_mask, "_attempted", True)
+    show(build_key_mask)
+    out = capsys.readouterr().out
+    assert "def build_key_mask" not in out and "graded build" in out
 
 
 @pytest.mark.parametrize(

@@ -218,3 +218,27 @@ def test_the_review_shows_the_questions_its_notebook_drew():
     (shown,) = [c for c in site.cells if c.cell_type == "code" and "quiz.review(" in c.source]
     (div,) = [m[0] for o in shown.outputs for m in [PLACEHOLDER.search(o.data.get("text/html", ""))] if m]
     assert json.loads(_attrs(div)["data-items"]) == [list(i) for i in items]
+
+
+def test_the_mini_bert_panel_mounts_on_its_own_attribute_never_on_a_section_id(tmp_path):
+    """Sphinx gives a section the id of its heading: notebook 06's Chinese "4 · 对比博客中的单层 MiniBert" became
+    id="minibert", and the script, which mounted the panel on getElementById("minibert"), replaced the whole
+    section. The panel now has an attribute of its own, which only the mini-BERT page holds."""
+    script = (ROOT / "site" / "_static" / "bertedu-site.js").read_text(encoding="utf-8")
+    assert f'[{build_site.MINIBERT_PANEL}="minibert"]' in script.replace("'", '"')
+    assert 'getElementById("minibert")' not in script
+    for lang in build_site.LANGUAGES:
+        page = build_site.minibert_page(lang, [])
+        assert f'{build_site.MINIBERT_PANEL}="minibert"' in page and 'id="minibert"' not in page
+    # a built site: notebook 06's section with Sphinx's id is fine; a second panel is not
+    (tmp_path / "zh").mkdir()
+    (tmp_path / "zh" / "minibert.html").write_text(build_site.minibert_page("zh", []), encoding="utf-8")
+    section = '<section id="minibert"><h2>4 · 对比博客中的单层 MiniBert</h2></section>'
+    (tmp_path / "zh" / "06_mini_pretraining.html").write_text(section, encoding="utf-8")
+    assert build_site.panel_problems(tmp_path) == []
+    (tmp_path / "zh" / "06_mini_pretraining.html").write_text(
+        section + build_site.minibert_page("zh", []), encoding="utf-8"
+    )
+    assert build_site.panel_problems(tmp_path) == [
+        "zh/06_mini_pretraining.html holds 1 mini-BERT panels, not 0"
+    ]

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -26,9 +25,7 @@ from bertedu.course import course_tokenizer  # noqa: E402
 from bertedu.training.evalsets import load_masked_word_items  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-import export_onnx  # noqa: E402
-
-sys.path.pop(0)
+import export_onnx  # noqa: E402  (tools/ is on pytest's path: pyproject.toml)
 
 pytestmark = pytest.mark.integration  # exports a model and runs ONNX Runtime (a few seconds)
 
@@ -117,10 +114,8 @@ def vendored_ort() -> Path:
     """onnxruntime-web's WebAssembly build, vendored by tools/vendor_web.py (npm ci of web/package-lock.json)."""
     if shutil.which("node") is None:
         pytest.skip("node is not installed: the page's JavaScript cannot run")
-    try:
-        import vendor_web
-    finally:
-        sys.path.pop(0)
+    import vendor_web
+
     try:
         files = vendor_web.vendor()
     except FileNotFoundError as err:  # npm missing

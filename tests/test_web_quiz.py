@@ -170,7 +170,8 @@ def test_node_test_runner_passes_the_javascript_tests():
     tests = sorted(str(p) for p in WEB.glob("*.test.mjs"))
     assert tests, "no web/quiz/*.test.mjs found"
     done = subprocess.run([NODE, "--test", *tests], capture_output=True, text=True, timeout=120, check=False)
-    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+    failing = [line for line in done.stdout.splitlines() if line.lstrip().startswith("not ok")]
+    assert done.returncode == 0, "\n".join(failing) + "\n" + done.stdout[-4000:] + done.stderr[-2000:]
     assert "# fail 0" in done.stdout and "# pass 0" not in done.stdout, done.stdout[-2000:]
 
 
@@ -292,10 +293,8 @@ def test_javascript_normalisation_equals_python_everywhere():
 def test_every_bank_question_grades_alike_after_export(tmp_path):
     """Export the real banks, then grade each question in JavaScript: its correct answer, each option alone, and
     each accepted text typed in capitals with a full stop; equal to Python's verdicts and feedback."""
-    try:
-        import export_banks
-    finally:
-        sys.path.pop(0)
+    import export_banks  # tools/ is on pytest's path (pyproject.toml)
+
     export_banks.main(["--out", str(tmp_path)])
     banks = load_all()
     exported = {
@@ -340,10 +339,8 @@ def _bank_texts() -> list[str]:
             for v in value:
                 add(v)
 
-    try:
-        import export_banks
-    finally:
-        sys.path.pop(0)
+    import export_banks  # tools/ is on pytest's path (pyproject.toml)
+
     for bank in load_all():
         add(export_banks.bank_json(bank))
     return texts
@@ -401,3 +398,50 @@ def test_a_browser_export_is_read_by_the_class_report(tmp_path):
     (row,) = [r for r in rows if r.question_id == single.id]
     assert (row.students, row.attempts, row.first_try_correct, row.first_try_known) == (1, 2, 0, 1)
     assert row.wrong_answer.startswith(f"option {wrong}:")
+
+
+@pytest.mark.integration
+@needs_node
+def test_the_web_page_orders_every_question_as_the_notebook_does():
+    """web/quiz/shuffle.js gives each student the order Python's option_order gives, on every choice question of
+    every bank, for students whose ids look like the file's token, a hub user name and an e-mail address."""
+    from bertedu.teaching.quiz.shuffle import option_order
+
+    students = ["0f3c9a5e2b7d4c1a8e6f0b2d4c6a8e1f", "alice", "bob.smith@example.org"]
+    questions = [q for b in load_all() for q in b.questions if q.options]
+    jobs = [[s, q.notebook, q.id, [o.id for o in q.options]] for s in students for q in questions]
+    want = [list(option_order(q, s)) for s in students for q in questions]
+    reply = run_node({"order": jobs})
+    assert len(jobs) > 200
+    assert reply["order"] == want, next(j for j, a, b in zip(jobs, reply["order"], want) if a != b)
+
+
+@pytest.mark.integration
+@needs_node
+def test_a_web_export_with_the_students_id_counts_once_in_the_class_report(tmp_path):
+    """The page's export carries the browser's student id; exported again later (more progress, a new file
+    name), the class report counts that student once, by the newer export."""
+    bank = load_all()[0]
+    single = next(q for q in bank.questions if q.type == "single")
+    step = {
+        "op": "attempt",
+        "notebook": bank.notebook,
+        "id": single.id,
+        "score": 0.0,
+        "answer": [single.options[0].id],
+    }
+    student = "0f3c9a5e2b7d4c1a8e6f0b2d4c6a8e1f"
+    monday = json.loads(run_node({"progress": [step], "student": student})["progress"])
+    friday = json.loads(
+        run_node({"progress": [step, {**step, "score": 1.0}], "student": student})["progress"]
+    )
+    assert monday["student"] == friday["student"] == student
+    monday["exported"], friday["exported"] = "2026-12-07T09:00:00", "2026-12-11T09:00:00"
+    (tmp_path / "bertedu-progress-monday.json").write_text(json.dumps(monday), encoding="utf-8")
+    (tmp_path / "bertedu-progress-friday.json").write_text(json.dumps(friday), encoding="utf-8")
+    exports, skipped = read_exports(tmp_path)
+    assert [e.path.name for e in exports] == ["bertedu-progress-friday.json"]
+    assert len(skipped) == 1 and "same student" in skipped[0] and "monday" in skipped[0], skipped
+    rows, _ = class_report(exports)
+    (row,) = [r for r in rows if r.question_id == single.id]
+    assert (row.students, row.attempts) == (1, 2)

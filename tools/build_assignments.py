@@ -51,6 +51,7 @@ import importlib
 import re
 import shutil
 import sys
+import types
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -60,6 +61,7 @@ import editions  # noqa: E402
 import nbformat  # noqa: E402
 
 from bertedu.files import atomic_write_text, write_directory_atomically  # noqa: E402
+from bertedu.teaching.exercises import library_answers  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA_VERSION = 3  # nbgrader's cell metadata schema
@@ -215,10 +217,149 @@ def assignment_notebook(nb, name: str, *, keep_solution_calls: bool = False):
                     grade=True, solution=False, grade_id=f"check-{call.name}", points=exercise.points
                 )
         cells.append(cell)
-    out.cells = cells
+    out.cells = without_library_answers(nb, cells)
     out.metadata.pop("widgets", None)
     nbformat.validate(out)
     return out
+
+
+# ----------------------------------------------------------------------------------------------------------
+# The release shows and imports none of the library's answers
+#
+# An exercise names the package objects that already do what it asks (``Exercise(answers=...)``). In the release,
+# a ``show(X)`` of one of them is left out (with the Markdown line that introduced it, when that line ends with a
+# colon), and an import of one (``from bertedu.core.attention import build_key_mask``) moves to the first cell
+# after the exercise's graded check that uses the name, or goes, when none does. An import that a teaching cell
+# before the check needs stays (notebook 03 shows the library's masking before its exercises): there the checker's
+# rejection of an answer that uses the library is the guard (bertedu.teaching.exercises.library_answers).
+
+SHOW_LINE = re.compile(r"^\s*show\((?P<arg>[^()]+)\)\s*(#.*)?$")
+ONLY_COMMENTS = re.compile(r"^\s*(#.*)?$")
+
+
+def _bertedu_imports(nb) -> dict[str, tuple[int, object]]:
+    """``{name: (cell, object)}`` for the names the notebook's ``from bertedu... import`` lines bind."""
+    out: dict[str, tuple[int, object]] = {}
+    for i, cell in enumerate(nb.cells):
+        if cell.cell_type != "code":
+            continue
+        for node in _import_nodes(cell.source):
+            for alias in node.names:
+                try:
+                    obj = library_answers.resolve(f"{node.module}.{alias.name}")
+                except ValueError:
+                    continue
+                out.setdefault(alias.asname or alias.name, (i, obj))
+    return out
+
+
+def _import_nodes(source: str) -> list[ast.ImportFrom]:
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    return [
+        n for n in tree.body if isinstance(n, ast.ImportFrom) and (n.module or "").split(".")[0] == "bertedu"
+    ]
+
+
+def library_answers_of(nb) -> dict[int, list[str]]:
+    """``{id(object): [exercise names]}``: each library answer of the notebook's exercises (a class answer also
+    by its own methods, a method answer also by its class, which holds it)."""
+    out: dict[int, list[str]] = {}
+    for exercise in editions.exercises(nb).values():
+        for path in exercise.answers:
+            obj = library_answers.resolve(path)
+            owner = library_answers.resolve(path.rpartition(".")[0]) if "." in path else None
+            held = [obj, *(vars(obj).values() if isinstance(obj, type) else ())]
+            held += [owner] if isinstance(owner, type) else []
+            for item in held:
+                out.setdefault(id(library_answers.plain(item)), []).append(exercise.name)
+    return out
+
+
+def _shown_answer(line: str, names: dict, answers: dict[int, list[str]]) -> bool:
+    """``line`` is ``show(X)`` of a library answer (X a name or attribute of the notebook's bertedu imports)."""
+    m = SHOW_LINE.match(line)
+    if not m:
+        return False
+    try:
+        obj = eval(m["arg"], {name: obj for name, (_, obj) in names.items()})  # noqa: S307 (names, attributes)
+    except Exception:
+        return False
+    return id(library_answers.plain(obj)) in answers
+
+
+def _without_shown_answers(cells: list, names: dict, answers: dict[int, list[str]]) -> list:
+    """``cells`` without the ``show(X)`` lines of library answers; a cell left with comments only goes, and so
+    does the Markdown cell before it when it ends with a colon (it introduced the code)."""
+    out = []
+    for cell in cells:
+        if cell.cell_type == "code":
+            lines = cell.source.split("\n")
+            kept = [line for line in lines if not _shown_answer(line, names, answers)]
+            if len(kept) < len(lines):
+                if all(ONLY_COMMENTS.match(line) for line in kept):
+                    if out and out[-1].cell_type == "markdown" and out[-1].source.rstrip().endswith(":"):
+                        out.pop()
+                    continue
+                cell.source = "\n".join(kept)
+        out.append(cell)
+    return out
+
+
+def _move_answer_imports(cells: list, graded_at: dict[str, int], answers: dict[int, list[str]]) -> None:
+    """Move each import of a library answer to the first code cell after its exercises' graded checks (``cells``
+    indices) that uses the name; drop it when no cell does; keep it when a cell before those checks uses it."""
+    names = _bertedu_imports(types.SimpleNamespace(cells=cells))
+    for name, (at, obj) in sorted(names.items()):
+        exercises = answers.get(id(library_answers.plain(obj)))
+        if not exercises:
+            continue
+        after = max(graded_at.get(e, -1) for e in exercises)
+        users = [
+            i
+            for i, c in enumerate(cells)
+            if c.cell_type == "code" and i != at and name in editions.loaded_names(c.source)
+        ]
+        if any(i < after for i in users):
+            continue  # the notebook teaches with it before the exercise: the check's rejection guards it
+        module = _remove_import(cells[at], name)
+        later = [i for i in users if i > after]
+        if later:
+            cell = cells[later[0]]
+            marker = editions.NBVAL_MARKER.match(cell.source)  # nbval's marker stays the first line
+            head = marker.group(0) if marker else ""
+            cell.source = f"{head}from {module} import {name}\n{cell.source[len(head) :]}"
+
+
+def _remove_import(cell, name: str) -> str:
+    """Take ``name`` out of the ``from bertedu... import`` statement of ``cell`` that binds it; returns the module."""
+    for node in _import_nodes(cell.source):
+        alias = next((a for a in node.names if (a.asname or a.name) == name), None)
+        if alias is None:
+            continue
+        lines = cell.source.split("\n")
+        node.names = [a for a in node.names if a is not alias]
+        text = [ast.unparse(node)] if node.names else []
+        lines[node.lineno - 1 : node.end_lineno] = text
+        cell.source = "\n".join(lines)
+        return node.module
+    raise editions.EditionError(f"no import of {name} found in the cell")
+
+
+def without_library_answers(nb, cells: list) -> list:
+    """The release's ``cells`` (of the instructor notebook ``nb``) without a ``show()`` of a library answer, and
+    with each import of one moved after its exercise's graded check (see above)."""
+    answers = library_answers_of(nb)
+    cells = _without_shown_answers(cells, _bertedu_imports(nb), answers)
+    graded_at = {}
+    for i, cell in enumerate(cells):
+        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id", "")
+        if grade_id.startswith("check-"):
+            graded_at[grade_id[len("check-") :]] = i
+    _move_answer_imports(cells, graded_at, answers)
+    return cells
 
 
 def assignment_id(source: Path) -> str:

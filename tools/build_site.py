@@ -52,7 +52,11 @@ CONFIG = ROOT / "site"  # conf.py, _templates/, _static/
 NOTEBOOK_FOLDERS = {"en": ROOT / "notebooks", "zh": ROOT / "notebooks" / "zh"}
 LANGUAGES = ("en", "zh")
 MAX_SIZE_MB = 100
-QUIZ_FILES = ("grader.js", "markdown.js", "progress.js", "render.js", "quiz.css")
+#: The attribute the site's script mounts the mini-BERT panel on (site/_static/bertedu-site.js). Not an id: Sphinx
+#: makes a section's id from its heading, and the Chinese heading "4 · 对比博客中的单层 MiniBert" of notebook 06
+#: became id="minibert", so the panel replaced that whole section (newcomer review, 2026-12-06).
+MINIBERT_PANEL = "data-bertedu-panel"
+QUIZ_FILES = ("grader.js", "markdown.js", "progress.js", "render.js", "shuffle.js", "quiz.css")
 MINIBERT_FILES = ("page.js", "model.js", "tokenizer.js")
 QUIZ_CALLS = {"ask", "flashcards", "progress"}
 WIDGET_MIMES = ("application/vnd.jupyter.widget-view+json", "application/vnd.jupyter.widget-state+json")
@@ -377,7 +381,7 @@ def minibert_page(lang: str, stems: list[str]) -> str:
     intro = _relink(WORDS["minibert_intro"][lang], lang, set(stems))
     return (
         f"# {WORDS['minibert_title'][lang]}\n\n"
-        '<div id="minibert" class="bertedu-minibert"><p>…</p></div>\n\n'
+        f'<div class="bertedu-minibert" {MINIBERT_PANEL}="minibert"><p>…</p></div>\n\n'
         f"{intro}\n"
     )
 
@@ -502,9 +506,22 @@ def select_notebooks(lang: str, wanted: Sequence[str]) -> list[Path]:
     return found
 
 
-def check_site(out: Path, notebooks: dict[str, list[Path]]) -> list[str]:
-    """What is wrong with a built site: solution leaks, network references, size over the limit."""
+def panel_problems(out: Path) -> list[str]:
+    """Pages of a built site where the mini-BERT panel would mount, other than each language's minibert.html
+    (which must hold it once): the script mounts it on the element carrying MINIBERT_PANEL."""
     problems = []
+    for page in sorted(out.glob("*/*.html")):
+        found = page.read_text(encoding="utf-8").count(f'{MINIBERT_PANEL}="minibert"')
+        wanted = 1 if page.name == "minibert.html" else 0
+        if found != wanted:
+            problems.append(f"{page.relative_to(out)} holds {found} mini-BERT panels, not {wanted}")
+    return problems
+
+
+def check_site(out: Path, notebooks: dict[str, list[Path]]) -> list[str]:
+    """What is wrong with a built site: solution leaks, network references, size over the limit, a mini-BERT
+    panel in the wrong place."""
+    problems = panel_problems(out)
     for lang, paths in notebooks.items():
         for path in paths:
             page = out / lang / f"{path.stem}.html"

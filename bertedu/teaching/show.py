@@ -1,7 +1,8 @@
 """Show the package's real source code in a notebook: ``show(obj)``, highlighted, under a ``path:line`` header.
 
 Used right after a notebook's teaching copy has been checked against the package ("here is the code you just
-wrote, in the library")::
+wrote, in the library"); the library's version of an exercise's answer is shown only after that exercise's first
+attempt (:func:`locked`)::
 
     from bertedu.teaching.show import show
     show(bertedu.core.attention.scaled_dot_product_attention)   # bertedu/core/attention.py:22
@@ -24,7 +25,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["SourceView", "show", "source_of"]
+from bertedu.teaching.exercises import core as exercises_core
+from bertedu.teaching.exercises import library_answers
+
+__all__ = ["NotShownYet", "SourceView", "locked", "show", "source_of"]
 
 
 @dataclass(frozen=True)
@@ -140,12 +144,38 @@ def source_of(obj: Any) -> SourceView:
     )
 
 
+@dataclass(frozen=True)
+class NotShownYet:
+    """What :func:`show` displays instead of the source of an exercise's library answer before an attempt."""
+
+    text: str
+
+    def __repr__(self) -> str:
+        return self.text
+
+    def _repr_markdown_(self) -> str:
+        return self.text
+
+
+def locked(obj: Any) -> NotShownYet | None:
+    """Why ``obj``'s source may not be shown now, or ``None``: ``obj`` is the library's version of what an exercise
+    of this kernel asks for, and that exercise's check has seen no attempt yet (or this is the graded build).
+    The same rule as ``Exercise.solution()`` (:mod:`bertedu.teaching.exercises.library_answers`)."""
+    why = library_answers.locked_source(obj, graded=exercises_core.GRADED_BUILD)
+    return None if why is None else NotShownYet(why)
+
+
 def show(obj: Any) -> None:
     """Display the source of ``obj`` (function, method, class or module), highlighted, under a
     ``bertedu/core/attention.py:72 · name`` header: in Jupyter as HTML, elsewhere printed as plain text.
     (:func:`source_of` returns the same as a :class:`SourceView`, e.g. to read ``.code``.)
+
+    The library's version of what an exercise asks a student to write (``Exercise(answers=...)``) is shown once
+    that exercise's check has seen an attempt, right or wrong; before that one sentence says so (:func:`locked`),
+    so a Run All of the student edition prints no answer. The instructor edition runs each check first.
     """
     view = source_of(obj)
+    view = locked(obj) or view
     try:
         from IPython import get_ipython
         from IPython.display import display

@@ -4,7 +4,7 @@
 //   <div class="bertedu-site-quiz mathjax_process" data-kind="ask|flashcards|progress" data-notebook="03_x"
 //        data-questions='["id", ...]' data-deck="part-a" data-lang="zh"></div>
 // (a review drawn from several banks: data-items='[["03_x", "id"], ...]')
-// and the mini-BERT page holds <div id="minibert">. The quiz renderer, the exported banks (tools/export_banks.py),
+// and the mini-BERT page holds <div data-bertedu-panel="minibert">. The quiz renderer, the exported banks (tools/export_banks.py),
 // the mini-BERT and the vendored onnxruntime-web sit next to the language folders (../quiz, ../minibert,
 // ../vendor): paths here are relative to this file, so every page finds them. Nothing comes from the network.
 // When everything is drawn, <body data-site-ready="1"> and window.berteduReadyMs (ms since navigation).
@@ -98,7 +98,9 @@ async function main() {
       throw err;
     })));
   }
-  const panel = document.getElementById("minibert");
+  // the panel's own attribute (tools/build_site.py, MINIBERT_PANEL), never an id: Sphinx makes section ids from
+  // headings, and notebook 06's Chinese section 4 got id="minibert"
+  const panel = document.querySelector('[data-bertedu-panel="minibert"]');
   if (panel) jobs.push(mountMiniBertPanel(panel));
   await Promise.all(jobs);
   window.berteduReadyMs = performance.now();

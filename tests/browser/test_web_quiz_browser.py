@@ -30,7 +30,7 @@ from bertedu.teaching.quiz.report import class_report, read_exports  # noqa: E40
 pytestmark = [pytest.mark.browser, pytest.mark.integration]  # Chromium and a local server
 
 NOTEBOOK = "03_masking_strategy"
-SITE_FILES = ("grader.js", "markdown.js", "progress.js", "render.js", "quiz.css", "demo.html")
+SITE_FILES = ("grader.js", "markdown.js", "progress.js", "render.js", "shuffle.js", "quiz.css", "demo.html")
 
 
 @pytest.fixture
@@ -76,12 +76,12 @@ def test_quiz_page_grades_saves_and_switches_language(chromium_path, site, tmp_p
             page.wait_for_selector("body[data-ready='1']", timeout=30_000)
 
             q = page.locator(f"section[data-question='{single.id}']")
-            q.locator("input").nth(wrong).check()
+            q.locator(f"input[value='{wrong}']").check()
             q.locator("button.bertedu-check").click()
             wrong_result = grade(single, wrong, language="en")
             assert q.locator(".bertedu-verdict").inner_text() == wrong_result.message
             assert "✗" in q.locator(".bertedu-option-feedback").inner_text()
-            q.locator("input").nth(right).check()
+            q.locator(f"input[value='{right}']").check()
             q.locator("button.bertedu-check").click()
             assert q.locator(".bertedu-verdict").inner_text() == t("correct", "en")
             q.locator("button.bertedu-solution-button").click()
@@ -128,3 +128,69 @@ def test_quiz_page_grades_saves_and_switches_language(chromium_path, site, tmp_p
     assert cards == {
         bank.flashcards[0].id: {"known": True, "updated": cards[bank.flashcards[0].id]["updated"]}
     }
+
+
+def test_options_in_the_students_order_solution_after_an_attempt_export_named_by_the_id(
+    chromium_path, site, tmp_path
+):
+    """The page is as fair as the notebook: each browser's student id (localStorage) orders the options as
+    Python's option_order does, another id another order; "Show solution" stays locked until a graded attempt
+    (a Check with nothing chosen is none); the export is named by the id and carries it."""
+    from playwright.sync_api import sync_playwright
+
+    from bertedu.teaching.quiz.shuffle import option_order
+
+    bank = load_bank(NOTEBOOK)
+    choice = [q for q in bank.questions if q.options]
+    single = next(q for q in choice if q.type == "single")
+    shown_js = "(els) => els.map((e) => e.dataset.option)"
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(chromium_path), headless=True, args=CHROMIUM_ARGS)
+        try:
+            seen = {}
+            for student in ("alice", "bob"):
+                context = browser.new_context(viewport={"width": 1100, "height": 1400}, accept_downloads=True)
+                context.add_init_script(f"localStorage.setItem('bertedu-student-id', '{student}')")
+                page = context.new_page()
+                problems = watch(page, site)
+                page.goto(f"{site}/quiz/demo.html?notebook={NOTEBOOK}&lang=en")
+                page.wait_for_selector("body[data-ready='1']", timeout=30_000)
+                seen[student] = {}
+                for q in choice:
+                    section = page.locator(f"section[data-question='{q.id}']")
+                    seen[student][q.id] = section.locator("input").evaluate_all(shown_js)
+                    assert seen[student][q.id] == [q.options[i].id for i in option_order(q, student)], q.id
+                if student == "alice":
+                    q = page.locator(f"section[data-question='{single.id}']")
+                    button = q.locator("button.bertedu-solution-button")
+                    assert button.is_disabled()  # no attempt yet
+                    q.locator("button.bertedu-check").click()  # nothing chosen: not an attempt
+                    assert button.is_disabled() and q.locator(".bertedu-need").count() == 1
+                    q.locator("input").nth(0).check()
+                    q.locator("button.bertedu-check").click()
+                    assert button.is_enabled()
+                    button.click()
+                    shown = q.locator(".bertedu-solution li").all_inner_texts()
+                    assert len(shown) == len(single.options)
+                    page.reload()
+                    page.wait_for_selector("body[data-ready='1']", timeout=30_000)
+                    q = page.locator(f"section[data-question='{single.id}']")
+                    assert q.locator("button.bertedu-solution-button").is_enabled()  # attempted before
+                    with page.expect_download() as download:
+                        page.locator("button.bertedu-export").click()
+                    assert download.value.suggested_filename == "bertedu-progress-alice.json"
+                    path = tmp_path / download.value.suggested_filename
+                    download.value.save_as(path)
+                    exported = json.loads(path.read_text(encoding="utf-8"))
+                    assert (
+                        exported["student"] == "alice"
+                        and single.id in exported["notebooks"][NOTEBOOK]["questions"]
+                    )
+                assert not any(problems.values()), problems
+                context.close()
+        finally:
+            browser.close()
+    differ = [qid for qid in seen["alice"] if seen["alice"][qid] != seen["bob"][qid]]
+    assert len(differ) > len(choice) / 3, (
+        f"only {len(differ)} of {len(choice)} questions differ between two students"
+    )

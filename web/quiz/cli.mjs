@@ -11,6 +11,9 @@
 //   progress:  [{op: "attempt", notebook, id, score, answer} | {op: "card", notebook, id, known}]
 //                                      -> the export's JSON text (ProgressStore, progress.js)
 //   markdown:  [string]                -> [string]            (markdownToHtml, markdown.js)
+//   order:     [[student, notebook, question id, [option id]]] -> [[bank position]]  (optionOrder, shuffle.js)
+//   sha256:    [string]                -> [hex string]        (sha256Hex, shuffle.js)
+// "student", when given, goes into the progress export (as the page's Export button writes it).
 // "ui" holds the quiz's UI strings (tools/export_banks.py writes them) for the jobs that produce text.
 // tests/test_web_quiz.py uses it to compare this grader with the Python one.
 
@@ -27,6 +30,7 @@ import {
 } from "./grader.js";
 import { markdownToHtml } from "./markdown.js";
 import { MemoryStorage, ProgressStore } from "./progress.js";
+import { optionOrder, sha256Hex } from "./shuffle.js";
 
 const request = JSON.parse(readFileSync(0, "utf8"));
 const ui = request.ui || {};
@@ -44,8 +48,10 @@ if (request.progress) {
     if (step.op === "attempt") store.recordAttempt(step.notebook, step.id, step.score, step.answer);
     else store.markCard(step.notebook, step.id, step.known);
   }
-  reply.progress = store.exportJson();
+  reply.progress = store.exportJson(request.student || null);
 }
+if (request.order) reply.order = request.order.map(([student, notebook, id, options]) => optionOrder(student, notebook, id, options));
+if (request.sha256) reply.sha256 = request.sha256.map((s) => sha256Hex(s));
 if (request.format) reply.format = request.format.map((x) => formatNumber(x));
 if (request.correct) reply.correct = request.correct.map((q) => correctAnswer(q));
 if (request.solution) reply.solution = request.solution.map(({ question, lang }) => solutionLines(question, lang, ui));

@@ -6,7 +6,8 @@
 //        "questions": {"select-fraction": {"attempts": 2, "first": 0.0, "best": 1.0, "last": 1.0, "updated": "...",
 //                      "answers": [{"answer": ["c"], "score": 0.0, "at": "..."}, ...]}},
 //        "cards": {"mask-80-10-10": {"known": true, "updated": "..."}}}}}
-//   an export adds "exported": "<time>".
+//   an export adds "exported": "<time>" and "student": "<the browser's id>" (shuffle.js), the id the class
+//   report counts a student by.
 //
 // Every change re-reads the stored progress first (another tab may have written), applies itself and writes back.
 // A damaged value is never thrown away: it is kept under "<key>.corrupt-YYYYMMDD-HHMMSS" and a fresh progress
@@ -245,10 +246,14 @@ export class ProgressStore {
     });
   }
 
-  /** The export a student hands in: the stored layout plus "exported", as JSON text. */
-  exportJson() {
+  /**
+   * The export a student hands in: the stored layout plus "exported" and, given one, "student" (the id the class
+   * report counts a student by: two exports of one student count once), as JSON text.
+   */
+  exportJson(student = null) {
     this.data = this.read();
-    return `${JSON.stringify({ ...this.data, exported: now() }, null, 1)}\n`;
+    const extra = student ? { student, exported: now() } : { exported: now() };
+    return `${JSON.stringify({ ...this.data, ...extra }, null, 1)}\n`;
   }
 
   /** Erase the progress of `notebook` (or of every notebook); returns how many notebooks were erased. */

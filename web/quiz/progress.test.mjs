@@ -77,3 +77,14 @@ test("answers are checked like store.py's answer_record", () => {
   assert.throws(() => answerRecord([-1]), RangeError);
   assert.throws(() => new ProgressStore(new MemoryStorage()).recordAttempt("nb", "q", 1.5), RangeError);
 });
+
+test("an export carries the student's id and is named by it (the class report counts a student by the id)", async () => {
+  const { exportFileName } = await import("./render.js");
+  const store = new ProgressStore(new MemoryStorage());
+  store.recordAttempt("nb", "q", 1, ["a"]);
+  const exported = JSON.parse(store.exportJson("0f3c9a5e2b7d4c1a8e6f0b2d4c6a8e1f"));
+  assert.equal(exported.student, "0f3c9a5e2b7d4c1a8e6f0b2d4c6a8e1f");
+  assert.equal(dataProblem(exported), null);
+  assert.equal(exportFileName(exported.student), "bertedu-progress-0f3c9a5e2b7d4c1a8e6f0b2d4c6a8e1f.json");
+  assert.equal("student" in JSON.parse(store.exportJson()), false);
+});

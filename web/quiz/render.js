@@ -10,7 +10,8 @@
 //   mountQuizPage(document.getElementById("quiz"), { base: "quiz/", notebook: "03_masking_strategy" });
 //
 // Smaller parts: renderQuestion(root, question, options) and renderDeck(root, cards, options), with
-// options = {notebook, lang, ui, store, typeset, deckTitle}.
+// options = {notebook, lang, ui, store, typeset, deckTitle, student}. A choice question's options appear in the
+// order of `student` (default: this browser's id, shuffle.js), the notebooks' rule; grading and progress go by id.
 
 import {
   blankLabel,
@@ -24,6 +25,7 @@ import {
 } from "./grader.js";
 import { markdownToHtml } from "./markdown.js";
 import { ProgressStore } from "./progress.js";
+import { optionOrder, studentId } from "./shuffle.js";
 
 const KIND = { single: "kind_single", multiple: "kind_multiple", fill: "kind_fill" };
 // Words the notebooks' quiz does not show (no entry in bertedu/teaching/quiz/i18n.py's UI yet).
@@ -63,8 +65,17 @@ function savedLine(entry, lang, ui) {
   return t(ui, "answered_before", lang, { score: `${Math.round(entry.best * 100)}%`, attempts });
 }
 
-/** The inputs of a question: radio buttons, checkboxes or one text box per blank; returns {node, read()}. */
-function answerInputs(question, lang, ui) {
+/** The bank positions of a choice question's options in the order this student sees them (shuffle.js). */
+export function shownOrder(question, notebook, student) {
+  return optionOrder(student, notebook, question.id, question.options.map((o) => o.id));
+}
+
+/**
+ * The inputs of a question: radio buttons, checkboxes or one text box per blank; returns {node, read()}. Options
+ * are shown in `order` (bank positions); each input's value is its option's bank position, so read() gives
+ * positions, which grade() takes.
+ */
+function answerInputs(question, lang, ui, order) {
   const name = `bertedu-q${++uid}`;
   if (question.type === "fill") {
     const inputs = question.blanks.map((blank, i) => {
@@ -84,12 +95,13 @@ function answerInputs(question, lang, ui) {
     return { node: el("div", { class: "bertedu-blanks" }, inputs.map((x) => x.row)), read: () => inputs.map((x) => x.input.value), inputs };
   }
   const type = question.type === "single" ? "radio" : "checkbox";
-  const boxes = question.options.map((option, i) => {
-    const input = el("input", { type, name, value: String(i), id: `${name}-${i}` });
-    return { row: el("label", { class: "bertedu-option", for: `${name}-${i}` }, input, " ", inlineMd(option.text, lang)), input };
+  const boxes = order.map((i) => {
+    const option = question.options[i];
+    const input = el("input", { type, name, value: String(i), id: `${name}-${i}`, "data-option": option.id });
+    return { row: el("label", { class: "bertedu-option", for: `${name}-${i}` }, input, " ", inlineMd(option.text, lang)), input, index: i };
   });
   const read = () => {
-    const picked = boxes.flatMap((b, i) => (b.input.checked ? [i] : []));
+    const picked = boxes.flatMap((b) => (b.input.checked ? [b.index] : [])).sort((a, b) => a - b);
     return question.type === "single" ? (picked.length ? picked[0] : null) : picked;
   };
   return { node: el("fieldset", { class: "bertedu-options" }, boxes.map((b) => b.row)), read, inputs: boxes };
@@ -113,8 +125,9 @@ function feedbackNode(result, question, lang, ui) {
   return box;
 }
 
-function solutionNode(question, lang, ui) {
-  const rows = solutionLines(question, lang, ui);
+function solutionNode(question, lang, ui, order) {
+  const lines = solutionLines(question, lang, ui);
+  const rows = question.type === "fill" ? lines : order.map((i) => lines[i]); // the options in the order shown
   const list = el("ul", { class: "bertedu-solution-list" });
   for (const [mark, text, why] of rows) {
     list.append(el("li", {}, el("strong", {}, mark), " ", inlineMd(text, lang), why ? md(why, lang, "div", "bertedu-why") : null));
@@ -132,7 +145,8 @@ export function renderQuestion(root, question, opts) {
   const { lang, ui } = opts;
   const notebook = opts.notebook || question.notebook;
   const store = opts.store;
-  const inputs = answerInputs(question, lang, ui);
+  const order = question.type === "fill" ? [] : shownOrder(question, notebook, opts.student || studentId());
+  const inputs = answerInputs(question, lang, ui, order);
   const feedback = el("div", { class: "bertedu-feedback-area", "aria-live": "polite" });
   const saved = el("p", { class: "bertedu-saved" }, savedLine(store?.question(notebook, question.id), lang, ui));
   const hint = question.hint ? md(question.hint, lang, "div", "bertedu-hint") : null;
@@ -148,11 +162,12 @@ export function renderQuestion(root, question, opts) {
   }
   const solutionButton = el("button", { type: "button", class: "bertedu-solution-button", disabled: !attempted,
     title: attempted ? null : t(ui, "solution_locked", lang), onclick: () => {
+      if (!attempted) return; // the solution opens after a graded attempt, as in the notebooks
       if (solution.firstChild) {
         solution.replaceChildren();
         solutionButton.textContent = t(ui, "solution_show", lang);
       } else {
-        solution.replaceChildren(solutionNode(question, lang, ui));
+        solution.replaceChildren(solutionNode(question, lang, ui, order));
         solutionButton.textContent = t(ui, "solution_hide", lang);
         typesetLater(opts, solution);
       }
@@ -192,7 +207,7 @@ export function renderQuestion(root, question, opts) {
   );
   root.append(node);
   typesetLater(opts, node);
-  return { node, grade: check, inputs, correctAnswer: () => correctAnswer(question) };
+  return { node, grade: check, inputs, order, correctAnswer: () => correctAnswer(question) };
 }
 
 /** A flashcard deck: Flip, Previous / Next (wrapping), "I know it" / "Not yet" (saved). Returns {node, turn, go, mark}. */
@@ -255,7 +270,12 @@ export function renderDeck(root, cards, opts) {
   return { node, turn, go, mark, state };
 }
 
-/** The progress table of the banks, with Export (a .json file for the class report) and Reset. */
+/** The name of a student's export: bertedu-progress-<student id>.json (the class report reads the id inside). */
+export function exportFileName(student) {
+  return `bertedu-progress-${student}.json`;
+}
+
+/** The progress table of the banks, with Export (a .json file for the class report, named by the student's id). */
 export function renderProgress(root, banks, opts) {
   const { lang, ui, store } = opts;
   const rows = store.summary(banks);
@@ -267,8 +287,9 @@ export function renderProgress(root, banks, opts) {
       el("td", {}, `${r.score.toFixed(1)} / ${r.total}`), el("td", {}, `${r.cardsKnown} / ${r.cardsTotal}`)))),
   );
   const exportButton = el("button", { type: "button", class: "bertedu-export", onclick: () => {
-    const blob = new Blob([store.exportJson()], { type: "application/json" });
-    const link = el("a", { href: URL.createObjectURL(blob), download: "bertedu-progress.json" });
+    const student = opts.student || studentId(store.storage);
+    const blob = new Blob([store.exportJson(student)], { type: "application/json" });
+    const link = el("a", { href: URL.createObjectURL(blob), download: exportFileName(student) });
     document.body.append(link);
     link.click();
     link.remove();

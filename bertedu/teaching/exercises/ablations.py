@@ -123,6 +123,7 @@ def causal_mask(T):
 
 ex.causal_mask.check(causal_mask)
 """,
+    answers=("bertedu.core.attention.build_causal_mask",),
 )
 
 

@@ -233,6 +233,7 @@ def check_split_heads(fn) -> tuple[bool, str]:
 
 split_heads = Exercise(
     name="split_heads",
+    answers=("bertedu.core.attention.BertSelfAttention.split_heads",),
     prompt=(
         "Find the bug: `split_heads(x, num_heads)` must turn hidden vectors (B, T, H) into "
         "(B, heads, T, head_dim) so that head h of token t holds that token's features h·d … (h+1)·d − 1."
@@ -360,6 +361,7 @@ def check_key_mask(fn) -> tuple[bool, str]:
 
 key_mask = Exercise(
     name="key_mask",
+    answers=("bertedu.core.attention.build_key_mask",),
     prompt=(
         "Find the bug: `padding_mask(attention_mask)` turns a (B, T) padding mask (1 = real token, "
         "0 = [PAD]) into a boolean mask for scores of shape (B, heads, T_q, T_k). No real token may "

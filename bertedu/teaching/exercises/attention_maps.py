@@ -254,6 +254,7 @@ def check_previous_token_share(fn) -> tuple[bool, str]:
 
 previous_token_share = Exercise(
     name="previous_token_share",
+    answers=("bertedu.teaching.viz.stats.head_statistics",),
     prompt=(
         "Write `previous_token_share(attn)`: `attn` is one head's attention matrix, a (T, T) NumPy array "
         "(rows = queries, each summing to 1; columns = keys). Return the mean over the query positions "
@@ -446,6 +447,7 @@ def check_fix_head_entropy(fn) -> tuple[bool, str]:
 
 fix_head_entropy = Exercise(
     name="fix_head_entropy",
+    answers=("bertedu.teaching.viz.stats.head_statistics",),
     prompt=(
         "Find the bug: `head_entropy(attn, attention_mask)` should return the mean row entropy "
         "-Σ_j a_ij ln a_ij (in nats, 0 ln 0 = 0) of one head's (T, T) attention `attn` (rows = queries, "

@@ -163,6 +163,7 @@ def check_encoder_layer(cls) -> tuple[bool, str]:
 
 encoder_layer = Exercise(
     name="encoder_layer",
+    answers=("bertedu.core.encoder.BertLayer",),
     prompt=(
         "Write the forward pass of `EncoderLayer` (its parts and their names are given): post-LN, "
         "h = LN(x + dropout(dense(Attn(x)))), out = LN(h + dropout(dense(GELU(dense(h)))))."
@@ -255,6 +256,10 @@ def check_tiny_bert(cls) -> tuple[bool, str]:
 
 tiny_bert = Exercise(
     name="tiny_bert",
+    answers=(
+        "bertedu.core.model.BertForPreTraining.forward",
+        "bertedu.core.model.BertModel.forward",
+    ),
     prompt=(
         "Write the forward pass of `MyBertForPreTraining` (its parts are given): embeddings, the layers, the "
         "tanh pooler on [CLS], the MLM and NSP heads, and loss = MLM loss + NSP loss when labels are given."
@@ -411,6 +416,7 @@ def check_same_training(cls) -> tuple[bool, str]:
 
 same_training = Exercise(
     name="same_training",
+    answers=("bertedu.core.model.BertForPreTraining.forward",),
     prompt="Train your model next to bertedu's: same weights, batches and seed must give the same loss at every step.",
     checker=check_same_training,
     hints=[

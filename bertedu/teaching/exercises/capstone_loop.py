@@ -208,6 +208,7 @@ def lr_lambda(step, warmup_steps, total_steps):
 ex.schedule.check(lr_lambda)
 """,
     points=1,
+    answers=("bertedu.training.optim.linear_schedule",),
 )
 
 
@@ -301,6 +302,10 @@ def training_step(model, batch, optimizer, scheduler, max_grad_norm):
 ex.loop_step.check(training_step)
 """,
     points=2,
+    answers=(
+        "bertedu.training.pretrain.train_step",
+        "bertedu.training.optim.optimizer_step",
+    ),
 )
 
 

@@ -130,6 +130,7 @@ real_weights = Exercise(
         return h                                                                         # last_hidden_state
 """,
     points=2,
+    answers=("bertedu.core.model.BertModel.forward",),
 )
 
 

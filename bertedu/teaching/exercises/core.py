@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from bertedu.teaching.exercises import library_answers
 from bertedu.teaching.i18n import get_language, msg, translatable, translate, translate_solution
 from bertedu.teaching.quiz.render import inline_html
 
@@ -302,6 +303,11 @@ class Exercise:
     expected:
         Optional ``() -> value``: the expected answer of a fill-in exercise (a number or an array). The
         student-edition leak test checks that it is written nowhere in a student notebook.
+    answers:
+        Dotted paths of the package's functions, methods or classes that already do what the exercise asks
+        (``"bertedu.core.attention.build_key_mask"``): an answer that uses one is rejected, ``show()`` prints
+        their source only after an attempt, and the graded release neither shows nor imports them
+        (:mod:`bertedu.teaching.exercises.library_answers`).
     """
 
     name: str
@@ -311,8 +317,19 @@ class Exercise:
     solution_code: str = ""
     points: int = 1
     expected: Callable[[], Any] | None = field(default=None, repr=False)
+    answers: tuple[str, ...] = ()
     _hints_shown: int = field(default=0, repr=False)
     _attempted: bool = field(default=False, repr=False)  # a check ran on a real answer: solution() unlocks
+
+    def __post_init__(self) -> None:
+        if isinstance(self.answers, str):
+            raise ValueError(f"answers= takes a tuple of dotted paths, got the string {self.answers!r}.")
+        self.answers = tuple(self.answers)
+        if self.answers:
+            library_answers.register(self)  # show() of one of them waits for an attempt
+
+    def __hash__(self) -> int:  # one exercise, one identity (the registry of library answers is a weak set)
+        return id(self)
 
     def __getattribute__(self, name: str) -> Any:
         value = object.__getattribute__(self, name)
@@ -336,9 +353,17 @@ class Exercise:
     def _check(self, *answer: Any) -> CheckResult:
         if not answer or any(a is NOT_ANSWERED for a in answer):
             return CheckResult(False, translate(NOT_ATTEMPTED_MESSAGE), self.name, attempted=False)
+        used = library_answers.library_use(answer, self.answers) if self.answers else None
+        if used:  # the library's own answer, by name: not the student's work (the checker need not run)
+            return CheckResult(False, library_answers.rejection(used), self.name)
+        calls: list[str] = []
+        codes = library_answers.student_code(answer) if self.answers else set()
         try:
-            passed, message = self.checker(*answer)
+            with library_answers.guarded(self.answers, codes, calls):
+                passed, message = self.checker(*answer)
         except Exception as exc:  # the student's code failed: say where, not a bare traceback
+            if calls:
+                return CheckResult(False, library_answers.rejection(calls[0]), self.name)
             if _raised_not_implemented(exc):
                 return CheckResult(False, translate(NOT_ATTEMPTED_MESSAGE), self.name, attempted=False)
             frames = traceback.extract_tb(exc.__traceback__)
@@ -356,6 +381,8 @@ class Exercise:
                 ),
                 self.name,
             )
+        if calls:  # called from the student's code (the checker may have caught the guard's error)
+            return CheckResult(False, library_answers.rejection(calls[0]), self.name)
         return CheckResult(bool(passed), message, self.name)
 
     def hint(self, number: int | None = None) -> _Markdown:

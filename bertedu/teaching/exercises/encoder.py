@@ -434,6 +434,7 @@ def check_post_ln_layer(fn: Callable[[BertLayer, torch.Tensor], torch.Tensor]) -
 
 post_ln_layer = Exercise(
     name="post_ln_layer",
+    answers=("bertedu.core.encoder.BertLayer.forward",),
     prompt=(
         "Find the bug: `encoder_layer(layer, x)` should compute a BERT layer's forward pass from the "
         "submodules of a `BertLayer`, but it is written in another order. Fix it so it equals `layer(x)[0]`."
@@ -608,6 +609,7 @@ def check_multi_head_attention(cls) -> tuple[bool, str]:
 
 multi_head_attention = Exercise(
     name="multi_head_attention",
+    answers=("bertedu.core.attention.BertSelfAttention",),
     prompt=(
         "Write `MultiHeadSelfAttention(config)`, an nn.Module with Hugging Face's names (query, key, value, "
         "dropout) whose `forward(hidden_states, attention_mask=None)` takes (B, T, H) and a (B, T) mask "

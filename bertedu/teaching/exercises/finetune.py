@@ -131,6 +131,7 @@ def my_align(pieces_per_word, tag_ids):
     return labels + [-100]                                   # [SEP]
 """,
     points=1,
+    answers=("bertedu.training.finetune_data.align_word_labels",),
 )
 
 
@@ -250,6 +251,7 @@ def my_decode(start_logits, end_logits, context_mask):
     return best_pair
 """,
     points=2,
+    answers=("bertedu.training.finetune.best_span",),
 )
 
 

@@ -327,6 +327,7 @@ def my_nsp_loss(logits, labels):
     return F.cross_entropy(logits, labels)   # every pair counts: no ignore_index
 """,
     points=1,
+    answers=("bertedu.core.losses.nsp_loss",),
 )
 
 
@@ -435,6 +436,10 @@ def my_mlm_loss(logits, labels):
     return per_position.sum() / n_masked
 """,
     points=1,
+    answers=(
+        "bertedu.core.losses.mlm_loss",
+        "bertedu.core.losses.masked_cross_entropy",
+    ),
 )
 
 __all__ = [
@@ -583,6 +588,10 @@ class MLMHead(nn.Module):
 ex.mlm_head.check(MLMHead)
 """,
     points=2,
+    answers=(
+        "bertedu.core.heads.BertLMPredictionHead",
+        "bertedu.core.heads.BertPredictionHeadTransform",
+    ),
 )
 
 
@@ -716,6 +725,7 @@ def sample_nsp_pair(documents, rng):
 ex.nsp_sampler.check(sample_nsp_pair)
 """,
     points=2,
+    answers=("bertedu.training.data.NSPPairSampler.sample",),
 )
 
 __all__ += ["HEAD_CONFIG", "check_mlm_head", "check_nsp_sampler", "mlm_head", "nsp_documents", "nsp_sampler"]
@@ -1162,6 +1172,11 @@ def collate_pairs(pairs, tokenizer, max_length):
 ex.collate_batch.check(collate_pairs)
 """,
     points=2,
+    answers=(
+        "bertedu.training.data.PretrainingCollator.__call__",
+        "bertedu.training.data.truncate_seq_pair",
+        "bertedu.training.data.build_nsp_example",
+    ),
 )
 
 __all__ += ["batch_cases", "batch_tokenizers", "check_collate_batch", "collate_batch", "reference_batch"]

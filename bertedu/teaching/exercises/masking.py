@@ -421,6 +421,10 @@ def my_mask_tokens(input_ids, tokenizer, generator):
     return masked_ids, labels
 """,
     points=1,
+    answers=(
+        "bertedu.core.masking.mask_tokens",
+        "bertedu.core.masking.mask_tokens_with_details",
+    ),
 )
 
 __all__ = [
@@ -497,6 +501,10 @@ def mask_tokens(input_ids, tokenizer, generator):
 ex.masking_function.check(mask_tokens)
 """,
     points=2,
+    answers=(
+        "bertedu.core.masking.mask_tokens",
+        "bertedu.core.masking.mask_tokens_with_details",
+    ),
 )
 
 __all__ += ["check_masking_function", "masking_function"]

@@ -152,6 +152,7 @@ def lr_at(step, peak=1e-3, warmup=100, total=1000):
     return peak * max(0.0, (total - step) / (total - warmup))       # linear decay to 0
 """,
     points=1,
+    answers=("bertedu.training.optim.linear_schedule",),
 )
 
 
@@ -472,4 +473,8 @@ def training_step(model, batch, optimizer, scheduler, max_grad_norm):
 ex.training_step.check(training_step)
 """,
     points=3,
+    answers=(
+        "bertedu.training.pretrain.train_step",
+        "bertedu.training.optim.optimizer_step",
+    ),
 )

@@ -135,6 +135,10 @@ def check_wordpiece(fn) -> tuple[bool, str]:
 
 wordpiece = Exercise(
     name="wordpiece",
+    answers=(
+        "bertedu.core.tokenizer.WordpieceTokenizer.tokenize_word",
+        "bertedu.core.tokenizer.WordpieceTokenizer.tokenize",
+    ),
     prompt=translatable(
         "Write `wordpiece(word, vocab)`: cut one word into pieces of `vocab` (a set of strings), greedy "
         "longest-match-first, '##' before every piece that continues a word, and ['[UNK]'] for the "
@@ -421,6 +425,7 @@ def check_input_embeddings(fn) -> tuple[bool, str]:
 
 input_embeddings = Exercise(
     name="input_embeddings",
+    answers=("bertedu.core.embeddings.BertEmbeddings.forward",),
     prompt=(
         "Find the bugs: `input_embeddings(emb, input_ids, token_type_ids)` should compute "
         "h⁽⁰⁾ = LayerNorm(W_token[x_i] + W_segment[s_i] + W_position[i]) from the tables of a "
@@ -572,6 +577,7 @@ def check_embeddings_layer(cls) -> tuple[bool, str]:
 
 embeddings_layer = Exercise(
     name="embeddings_layer",
+    answers=("bertedu.core.embeddings.BertEmbeddings",),
     prompt=translatable(
         "Write `Embeddings(config)`, an nn.Module with Hugging Face's names (word_embeddings, "
         "position_embeddings, token_type_embeddings, LayerNorm, dropout) whose `forward(input_ids, "

@@ -133,6 +133,21 @@ MESSAGES: dict[str, str] = {
     "Reference solutions are not part of this graded build of the course; checks and hints still work.": (
         "本课程的评分版不含参考答案；检查和提示照常可用。"
     ),
+    "your answer uses `{path}`, bertedu's own version of what this exercise asks you to write, so it cannot "
+    "count: write the code yourself, without `{short}` (its source is shown after an attempt, by "
+    "`show(...)` below the exercise).": (
+        "你的答案用到了 `{path}`，也就是 bertedu 自己对这道练习要你写的内容的实现，所以不能算数：请自己写代码，"
+        "不要用 `{short}`（它的源代码会在你尝试之后，由练习下方的 `show(...)` 显示）。"
+    ),
+    "The library's code of what {names} asks for is not shown in this graded build: write your own.": (
+        "在评分版中不显示 {names} 所要求内容的库代码：请自己写。"
+    ),
+    "This is the library's version of what {names} asks you to write, so it is shown after your first "
+    "attempt: write your answer, run its check (`ex.{first}.check(...)`, a wrong answer counts), then run "
+    "this cell again.": (
+        "这是库中对 {names} 要你写的内容的实现，所以要在你第一次尝试之后才会显示：先写出你的答案，运行它的检查"
+        "（`ex.{first}.check(...)`，答错也算），然后再运行这个单元格。"
+    ),
     "There is no hint for this exercise; try `solution()` after an attempt.": (
         "这道练习没有提示；作答一次之后可以看看 `solution()`。"
     ),

@@ -14,6 +14,7 @@ from bertedu.teaching.quiz.banks import PAPER_PARTS, Bank, Question, bank_names,
 from bertedu.teaching.quiz.flashcards import FlashcardDeck
 from bertedu.teaching.quiz.i18n import DECK_TITLES, LANGUAGES
 from bertedu.teaching.quiz.progress_view import ProgressSummary, ResetConfirmation
+from bertedu.teaching.quiz.shuffle import student_id
 from bertedu.teaching.quiz.store import get_store
 from bertedu.teaching.quiz.widgets import QuestionWidget, QuizSection, question_widget
 
@@ -163,12 +164,14 @@ def progress(*, language: str | None = None) -> ProgressSummary:
 
 
 def export_progress(path: str | Path) -> Path:
-    """Copy your progress to ``path`` (JSON, the progress file's layout); returns the path written.
+    """Copy your progress to ``path`` (JSON, the progress file's layout, with your student id); returns the path
+    written.
 
-    Hand this file to your instructor for the class report (``python -m bertedu.teaching.quiz.report``). Raises a
+    Hand this file to your instructor for the class report (``python -m bertedu.teaching.quiz.report``), which
+    counts you once by the id inside, however many exports you hand in. Raises a
     :class:`~bertedu.teaching.quiz.store.ProgressError` with a clear message when it cannot be written.
     """
-    return get_store().export(path)
+    return get_store().export(path, student=student_id())
 
 
 def reset_progress(notebook: str | None = None, *, confirm: bool = False):

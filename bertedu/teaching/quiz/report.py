@@ -28,7 +28,9 @@ options had ids hold positions in the old bank order; they are read as those ids
 
 Every file of the folder is tried. A file that is not a bertedu export (not JSON, another JSON schema, an
 export of another version, an empty or damaged file, or the same export handed in twice) is skipped with
-a one-line message. The command exits with 0 when at least one export was read and 2 when none was.
+a one-line message. A student counts once: by the id inside the export (``"student"``, written by
+``quiz.export_progress`` and by the web pages, whose exports are named ``bertedu-progress-<id>.json``), of which
+the newest export counts, and by content (the same progress exported twice, at two times, counts once). The command exits with 0 when at least one export was read and 2 when none was.
 
 Exports written before answers were recorded still count for students, attempts and (mostly) first-try
 success; only the wrong-answer column needs the newer exports. An instructor's tool, not used in a
@@ -52,6 +54,7 @@ from bertedu.files import atomic_write, atomic_write_text
 from bertedu.teaching.quiz.banks import Question, bank_names, load_bank
 from bertedu.teaching.quiz.core import blank_title, format_number, grade_blank, normalize_text, parse_number
 from bertedu.teaching.quiz.render import plain_text
+from bertedu.teaching.quiz.shuffle import STUDENT_TOKEN
 from bertedu.teaching.quiz.store import VERSION, data_problem, option_ids
 
 CSV_NAME = "class_report.csv"
@@ -100,6 +103,12 @@ class Export:
     def student(self) -> str:
         """The student's name in the report: the file name without ``.json``."""
         return self.path.stem
+
+    @property
+    def student_id(self) -> str | None:
+        """The id inside the export (``"student"``: the notebooks' and the web pages' id of the student, which
+        also orders their options), or ``None`` for an export written before exports carried it."""
+        return self.data.get("student")
 
 
 @dataclass(frozen=True)
@@ -153,29 +162,55 @@ def read_export(path: Path) -> tuple[Export | None, str | None]:
     problem = data_problem(data)
     if problem:
         return None, f"damaged progress export ({problem})"
+    if "student" in data and not (isinstance(data["student"], str) and STUDENT_TOKEN.match(data["student"])):
+        return None, f"damaged progress export ('student' must be a student id, got {data['student']!r})"
     return Export(path, data), None
 
 
 def read_exports(folder: str | Path) -> tuple[list[Export], list[str]]:
-    """Every valid export in ``folder`` (files in name order; sub-folders are ignored), and one message
-    per skipped file (``"skipped notes.txt: not JSON (...)"``)."""
+    """Every valid export in ``folder`` (files in name order; sub-folders are ignored), one per student, and
+    one message per skipped file (``"skipped notes.txt: not JSON (...)"``).
+
+    A student counts once: an export with the same progress and student id (or none) as an earlier file, whatever
+    its ``exported`` time, is skipped, and of several exports carrying the same student id only the newest
+    (``exported`` time) counts."""
     folder = Path(folder)
     exports: list[Export] = []
-    skipped: list[str] = []
+    skipped: dict[Path, str] = {}
     seen: dict[str, Path] = {}
-    for path in sorted(p for p in folder.iterdir() if p.is_file()):
+    paths = sorted(p for p in folder.iterdir() if p.is_file())
+    for path in paths:
         export, why = read_export(path)
         if export is not None:
-            content = json.dumps({k: v for k, v in export.data.items() if k != "exported"}, sort_keys=True)
+            progress = {k: v for k, v in export.data.items() if k not in ("exported", "student")}
+            content = json.dumps([export.student_id, progress], sort_keys=True)  # two ids: two students
             if content in seen:
                 export, why = None, f"the same progress as {seen[content].name} (handed in twice?)"
             else:
                 seen[content] = path
         if export is None:
-            skipped.append(f"skipped {path.name}: {why}")
+            skipped[path] = f"skipped {path.name}: {why}"
         else:
             exports.append(export)
-    return exports, skipped
+    newest: dict[str, Export] = {}
+    for export in exports:  # the newest export of each student id
+        kept = newest.get(export.student_id or "")
+        if export.student_id and (kept is None or _export_time(export) >= _export_time(kept)):
+            newest[export.student_id] = export
+    for export in exports:
+        kept = newest.get(export.student_id or "")
+        if kept is not None and kept is not export:
+            skipped[export.path] = (
+                f"skipped {export.path.name}: an older export of the same student as {kept.path.name} "
+                f"(student id {export.student_id}); the newer one counts"
+            )
+    return [e for e in exports if e.path not in skipped], [skipped[p] for p in paths if p in skipped]
+
+
+def _export_time(export: Export) -> tuple[str, str]:
+    """When an export was written (its ``exported`` text: local time, ISO order) and its file name, to sort by."""
+    exported = export.data.get("exported")
+    return (exported if isinstance(exported, str) else "", export.path.name)
 
 
 # ---------------------------------------------------------------------------------------- statistics

@@ -15,6 +15,9 @@ The student id (:func:`student_id`) is a random token made once and kept in ``$B
 or a hub that wants the order tied to the user name). When the file cannot be written, the token is derived
 from the user name, so the order still does not change between sessions.
 
+The web pages apply the same rule (``web/quiz/shuffle.js``, with an id kept in the browser's ``localStorage``);
+``web/quiz/shuffle_cases.json`` is a table of orders both languages' tests check.
+
 The static fallback a notebook saves as output (for GitHub, nbviewer, HTML and nbval) lists the options in
 the bank's order, never a student's, so saved notebooks are the same on every machine.
 
@@ -37,7 +40,8 @@ from bertedu.teaching.quiz.store import LOCK_TIMEOUT, home_dir
 
 ENV_STUDENT = "BERTEDU_STUDENT_ID"
 FILE_NAME = "student-id"
-_TOKEN = re.compile(r"^[A-Za-z0-9._@-]{1,128}$")
+#: What a student id may be (the file's token, the environment variable, the ``"student"`` of an export).
+STUDENT_TOKEN = re.compile(r"^[A-Za-z0-9._@-]{1,128}$")
 
 
 def _read_token(path) -> str | None:
@@ -45,7 +49,7 @@ def _read_token(path) -> str | None:
         token = path.read_text(encoding="utf-8").strip()
     except (OSError, UnicodeDecodeError):
         return None
-    return token if _TOKEN.match(token) else None
+    return token if STUDENT_TOKEN.match(token) else None
 
 
 def student_id() -> str:

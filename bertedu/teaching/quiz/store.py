@@ -29,7 +29,8 @@ A choice answer names options by their bank ``id`` (never by the place a student
 written before options had ids hold whole numbers instead: the options' positions in the banks of that
 time, which :func:`option_ids` reads as the ids ``a``, ``b``, ``c`` ... the options were given when the
 banks were reordered (:func:`bertedu.teaching.quiz.banks.legacy_option_id`). Both forms load and validate.
-An export (:meth:`ProgressStore.export`) has the same layout plus ``"exported": "<time>"``.
+An export (:meth:`ProgressStore.export`) has the same layout plus ``"exported": "<time>"`` and, from
+``quiz.export_progress``, ``"student": "<id>"`` (:func:`bertedu.teaching.quiz.shuffle.student_id`).
 
 Introduced in notebook 00.
 """
@@ -473,8 +474,9 @@ class ProgressStore:
             )
         return rows
 
-    def export(self, path: str | os.PathLike) -> Path:
-        """Write a copy of the progress to ``path`` (the file's layout plus ``"exported"``), atomically.
+    def export(self, path: str | os.PathLike, student: str | None = None) -> Path:
+        """Write a copy of the progress to ``path`` (the file's layout plus ``"exported"`` and, given one, the
+        ``"student"`` id the class report counts a student by), atomically.
 
         Raises ``ValueError`` when ``path`` is a folder, and :class:`ProgressError` when the progress file
         cannot be read (nothing valid to export) or ``path`` cannot be written.
@@ -487,7 +489,7 @@ class ProgressStore:
         self.reload()
         if self.problem is not None:
             raise ProgressError(f"Nothing was exported. {self.problem}")
-        data = {**self._data, "exported": _now()}
+        data = {**self._data, **({"student": student} if student else {}), "exported": _now()}
         try:
             return atomic_write_json(target, data)
         except OSError as err:
