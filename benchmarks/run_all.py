@@ -128,6 +128,14 @@ def headline(results: dict) -> list[str]:
             for task, r in ft["tasks"].items()
         ]
         lines.append("- Notebook 07, pretrained mini-BERT on the test splits: " + "; ".join(parts) + ".")
+    if "claims" in results:
+        summary, runs = results["claims"]["summary"], results["claims"]["runs"]
+        held = sum(row["held"] == row["runs"] == len(runs) for row in summary.values())
+        offsets, kernels = {r["offset"] for r in runs}, {r["kernels"] for r in runs}
+        lines.append(
+            f"- Claims ledger: {held} of {len(summary)} training results the notebooks assert hold on every one of "
+            f"{len(runs)} runs ({len(offsets)} seed offsets x {len(kernels)} CPU kernel sets; RESULTS.md §8)."
+        )
     return lines
 
 
