@@ -29,10 +29,10 @@ from pathlib import Path
 from bertedu.core.config import ATTN_IMPLEMENTATIONS, PRESETS
 from bertedu.course import course_config
 from bertedu.scaleout.distributed import ProcessGroupError, launched_rank
-from bertedu.scaleout.shards import is_shard_folder
 from bertedu.training.checkpoint import prepare_output
 from bertedu.training.optim import TrainingDivergedError
 from bertedu.training.pretrain import PretrainingConfig, TrainingInterrupted, pretrain
+from bertedu.training.shards import is_shard_folder
 from bertedu.utils import resolve_path
 
 
@@ -184,7 +184,7 @@ def _config_from_args(args: argparse.Namespace, output: Path) -> PretrainingConf
 
 def _check_input_file(name: str, kind: str) -> None:
     path = resolve_path(name)
-    if kind == "corpus" and is_shard_folder(path):  # tokenized shards (python -m bertedu.scaleout.shards)
+    if kind == "corpus" and is_shard_folder(path):  # tokenized shards (python -m bertedu.training.shards)
         return
     if path.is_dir():
         raise ValueError(

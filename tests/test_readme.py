@@ -516,7 +516,7 @@ def test_make_dry_run_shows_the_cpu_index_only_when_asked(tmp_path):
 
 
 def test_readme_names_the_buttons_the_widgets_show():
-    from bertedu.teaching.quiz.i18n import UI
+    from bertedu.language import UI
 
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     for key in ("check", "hint_show", "solution_show", "flip", "next", "previous", "known", "unknown"):

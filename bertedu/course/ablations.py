@@ -53,7 +53,7 @@ from bertedu.course.baselines import (
     sentence_baselines,
     span_baselines,
 )
-from bertedu.teaching.i18n import msg, translatable, translate
+from bertedu.language import msg, translatable, translate
 from bertedu.training.data import read_corpus
 from bertedu.training.evalsets import load_masked_word_items, load_nsp_items
 from bertedu.training.finetune import evaluate

@@ -25,7 +25,7 @@ from bertedu.course.background import BackgroundRuns, RunRegistry
 from bertedu.course.finetuning import learning_curve, run_minilm
 from bertedu.course.minibert import MiniBert, train_minibert
 from bertedu.course.pretraining import course_config, course_tokenizer, load_course_model
-from bertedu.teaching.i18n import msg, translatable
+from bertedu.language import msg, translatable
 from bertedu.training.data import read_corpus
 from bertedu.training.finetune_data import SEQUENCE_CLASSIFICATION, make_task_datasets
 from bertedu.training.pretrain import (

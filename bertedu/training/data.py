@@ -381,7 +381,7 @@ class PretrainingDataset(torch.utils.data.Dataset):
         seed: int = 0,
     ) -> PretrainingDataset:
         """The dataset of documents tokenized already (``[doc][sentence] -> token ids``, e.g. a shard on disk:
-        :mod:`bertedu.scaleout.shards`), with ``num_pairs`` pairs per epoch; the same items as the constructor
+        :mod:`bertedu.training.shards`), with ``num_pairs`` pairs per epoch; the same items as the constructor
         gives for the same documents as text."""
         dataset = cls.__new__(cls)
         dataset._setup(token_documents, tokenizer, max_length, num_pairs, max_sentences, is_next_prob, seed)

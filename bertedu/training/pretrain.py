@@ -30,7 +30,7 @@ masked positions (``BertForPreTraining``'s ``mlm_logits_at_labels_only``), the f
 model returned and saved always uses the explicit attention of notebook 01.
 
 Beyond notebook 06 (docs/scaling.md): several processes under ``torchrun``, gradient accumulation and GPUs
-(:mod:`bertedu.scaleout.distributed`), and corpora larger than memory (:mod:`bertedu.scaleout.shards`, a folder as ``corpus``).
+(:mod:`bertedu.scaleout.distributed`), and corpora larger than memory (:mod:`bertedu.training.shards`, a folder as ``corpus``).
 The command line ``python -m bertedu.cli`` is in :mod:`bertedu.cli`; notebook 06's recipe is
 :func:`bertedu.course.course_config`. Introduced in notebook 06.
 """
@@ -64,14 +64,14 @@ from bertedu.core.masking import check_probabilities
 from bertedu.core.model import BertForPreTraining
 from bertedu.core.tokenizer import BertTokenizer, train_tokenizer
 from bertedu.core.validation import require_int, require_number, require_probability
+from bertedu.language import msg
 from bertedu.scaleout.distributed import DistributedContext, autocast, processes
-from bertedu.scaleout.shards import ShardedCorpus, is_shard_folder
 from bertedu.training.checkpoint import load_checkpoint, prepare_output, save_checkpoint, set_rng_state
 from bertedu.training.data import PretrainingCollator, PretrainingDataset, bucketed_batches, read_corpus
 from bertedu.training.evalsets import load_masked_word_items, load_nsp_items
-from bertedu.training.messages import msg
 from bertedu.training.optim import divergence_message, make_optimizer, optimizer_step, warn_if_diverged
 from bertedu.training.probes import evaluate_pretraining
+from bertedu.training.shards import ShardedCorpus, is_shard_folder
 from bertedu.utils import cpu_threads, file_sha256, resolve_path
 
 logger = logging.getLogger(__name__)
@@ -104,7 +104,7 @@ class PretrainingConfig:
     corpus: str = _setting(
         "data/simple_sentences.txt",
         "text file: one sentence per line, a blank line between documents, or a folder of tokenized shards "
-        "(python -m bertedu.scaleout.shards) for a corpus larger than memory",
+        "(python -m bertedu.training.shards) for a corpus larger than memory",
         flag="--corpus",
     )
     model_size: str = _setting(
@@ -289,7 +289,7 @@ def pretraining_batches(
     start_step: int = 0,
 ) -> Iterator[tuple[int, dict[str, torch.Tensor]]]:
     """The endless ``(step, batch)`` stream a run of ``config`` trains on, from batch ``start_step`` on: NSP pairs
-    of ``corpus`` (the documents of :func:`bertedu.training.data.read_corpus`, or a :class:`bertedu.scaleout.shards.ShardedCorpus`
+    of ``corpus`` (the documents of :func:`bertedu.training.data.read_corpus`, or a :class:`bertedu.training.shards.ShardedCorpus`
     streamed from disk), ``config.max_length`` tokens at most, masked with the config's shares (``mlm_probability``,
     then ``mask_replace_prob`` / ``random_replace_prob``: 80/10/10), in batches of ``config.batch_size`` grouped by
     length (``bucket_batches``). Batch ``step`` is a pure function of ``(config.seed, step)``. Introduced in
@@ -302,7 +302,7 @@ def pretraining_batches(
     )
     size = dict(max_length=config.max_length, max_sentences=config.max_sentences)
     buckets = dict(start_step=start_step, bucket_batches=config.bucket_batches)
-    if isinstance(corpus, ShardedCorpus):  # tokenized shards on disk (bertedu.scaleout.shards), streamed
+    if isinstance(corpus, ShardedCorpus):  # tokenized shards on disk (bertedu.training.shards), streamed
         return corpus.batches(collator, config.batch_size, seed=config.seed, **size, **buckets)
     dataset = PretrainingDataset(corpus, tokenizer, seed=config.seed, **size)
     return bucketed_batches(dataset, collator, config.batch_size, **buckets)

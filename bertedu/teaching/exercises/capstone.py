@@ -29,6 +29,7 @@ import torch
 from bertedu.core.attention import build_key_mask
 from bertedu.core.config import BertConfig
 from bertedu.core.encoder import BertLayer
+from bertedu.language import msg, translatable, translate
 from bertedu.teaching.exercises.capstone_base import (
     BATCH_SIZE,
     SEED,
@@ -75,7 +76,6 @@ from bertedu.teaching.exercises.nn_checks import (
     seeded,
 )
 from bertedu.teaching.exercises.tokens import embeddings_layer
-from bertedu.teaching.i18n import msg, translatable, translate
 from bertedu.teaching.viz._core import use_cjk_fallback
 from bertedu.utils import cpu_threads
 

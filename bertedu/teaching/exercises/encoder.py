@@ -29,6 +29,7 @@ from bertedu.core.attention import BertSelfAttention, build_key_mask
 from bertedu.core.config import BertConfig
 from bertedu.core.encoder import BertLayer
 from bertedu.core.model import parameter_breakdown
+from bertedu.language import msg, translatable, translate
 from bertedu.teaching.exercises.core import Diagnosis, Exercise, expects_function
 from bertedu.teaching.exercises.nn_checks import (
     build,
@@ -39,7 +40,6 @@ from bertedu.teaching.exercises.nn_checks import (
     run_checks,
     seeded,
 )
-from bertedu.teaching.i18n import msg, translatable, translate
 
 __all__ = [
     "check_layer_parameters",

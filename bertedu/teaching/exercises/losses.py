@@ -31,6 +31,7 @@ from bertedu.core.config import BertConfig
 from bertedu.core.heads import BertLMPredictionHead
 from bertedu.core.losses import IGNORE_INDEX, mlm_loss, nsp_loss
 from bertedu.core.tokenizer import SPECIAL_TOKENS, BertTokenizer
+from bertedu.language import listing, msg, translatable, translate
 from bertedu.teaching.exercises.core import (
     Diagnosis,
     Exercise,
@@ -48,7 +49,6 @@ from bertedu.teaching.exercises.nn_checks import (
     random_init,
     run_checks,
 )
-from bertedu.teaching.i18n import listing, msg, translatable, translate
 from bertedu.training.data import (
     IS_NEXT,
     NOT_NEXT,

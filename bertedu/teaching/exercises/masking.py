@@ -23,8 +23,8 @@ import torch
 
 from bertedu.core.masking import IGNORE_INDEX
 from bertedu.core.tokenizer import SPECIAL_TOKENS, BertTokenizer
+from bertedu.language import listing, msg, translatable
 from bertedu.teaching.exercises.core import Diagnosis, Exercise, as_number, expects_function
-from bertedu.teaching.i18n import listing, msg, translatable
 
 # ----------------------------------------------------------------------------------------------------------
 # 1. Expected counts for N maskable tokens

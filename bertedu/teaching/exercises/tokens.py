@@ -18,9 +18,9 @@ import torch.nn.functional as F
 from bertedu.core.config import BertConfig
 from bertedu.core.embeddings import BertEmbeddings
 from bertedu.core.tokenizer import WordpieceTokenizer
+from bertedu.language import msg, translatable, translate
 from bertedu.teaching.exercises.core import Diagnosis, Exercise, expects_function
 from bertedu.teaching.exercises.nn_checks import build, close, copy_weights, output_tensor, run_checks, seeded
-from bertedu.teaching.i18n import msg, translatable, translate
 
 # ----------------------------------------------------------------------------------------------------------
 # 1. WordPiece: greedy longest-match-first

@@ -5,8 +5,8 @@ values keep every ``{placeholder}`` of the English (those starting with ``_`` ma
 course's terms (docs/glossary.md). Reference solutions with Chinese comments are in ``SOLUTIONS``, keyed by
 exercise name (``ex.NAME``), not by their code. ``tests/test_i18n_ui.py`` checks all of that. One section per
 module, in the order of the package map; a module converted later gets its own section. The exercises of each
-notebook topic have their own catalog, ``bertedu/teaching/i18n/zh_<area>.py`` with its own ``MESSAGES`` (listed in
-``bertedu.teaching.i18n.CATALOG_MODULES``): add a new area's strings there, not here; a test refuses a key defined
+notebook topic have their own catalog, ``bertedu/language/zh_<area>.py`` with its own ``MESSAGES`` (listed in
+``bertedu.language.CATALOG_MODULES``): add a new area's strings there, not here; a test refuses a key defined
 twice. The quiz's strings are in
 :mod:`bertedu.teaching.quiz.i18n`, the notebooks' prose in ``translations/zh/``. Introduced in notebook 00.
 """
@@ -187,10 +187,7 @@ MESSAGES: dict[str, str] = {
     "background run": "后台训练",
     "side run": "辅助训练",
     "ablation run": "消融训练",
-}
-
-#: Reference solutions with Chinese comments, keyed by exercise name (``ex.NAME``); the code itself
-#: is the English solution's (a test checks that only comments differ).
-SOLUTIONS: dict[str, str] = {
-    "expected_masked": "answer = 0.15 * 200   # 预测 30 个词元；其中 24 个显示为 [MASK]",
+    # --- comments of the reference solutions: Exercise.solution() shows the English code with these
+    # comments translated (bertedu.language.translate_code)
+    "30 tokens are predicted; 24 of them are shown as [MASK]": "预测 30 个词元；其中 24 个显示为 [MASK]",
 }
