@@ -38,7 +38,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from bertedu.core.masking import check_probabilities, mask_tokens
+from bertedu.core.masking import check_masking, mask_tokens
 from bertedu.core.validation import require_int, require_probability
 from bertedu.utils import stable_seed
 
@@ -450,7 +450,7 @@ class PretrainingCollator:
         pad_to_multiple_of: int | None = None,
         generator: torch.Generator | None = None,
     ):
-        check_probabilities(mlm_probability, mask_replace_prob, random_replace_prob, selection)
+        check_masking(mlm_probability, mask_replace_prob, random_replace_prob, selection)
         require_int("pad_to_multiple_of", pad_to_multiple_of, 1, none_ok=True)
         self.tokenizer = tokenizer
         self.mlm_probability = mlm_probability

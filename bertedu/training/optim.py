@@ -37,12 +37,13 @@ DIVERGENCE_RATIO = 1.1
 
 def divergence_message(step: int, what: str, out) -> str:
     """Why a pretraining step stopped: ``what`` (the loss, the gradient norm) is not finite at step ``step + 1``;
-    ``out`` has the step's ``mlm_loss`` and ``nsp_loss`` (numbers, tensors or ``None``). For
-    :func:`optimizer_step`: ``lambda what, value: divergence_message(step, what, out)``."""
+    ``out`` has the step's ``mlm_loss`` and ``nsp_loss`` (numbers, tensors or ``None``; a loss whose
+    ``mlm_total``/``nsp_total`` is 0 was not trained and is left out). For :func:`optimizer_step`:
+    ``lambda what, value: divergence_message(step, what, out)``."""
     parts = ", ".join(
         f"{name}={float(getattr(out, name)):.4g}"
         for name in ("mlm_loss", "nsp_loss")
-        if getattr(out, name) is not None
+        if getattr(out, name) is not None and getattr(out, name.replace("_loss", "_total"), None) != 0
     )
     return (
         f"Training diverged at step {step + 1}: the {what} is not finite ({parts}). Stopped before updating "
