@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from bertedu.teaching.exercises import losses as ex
+from bertedu.teaching.exercises import pretraining_inputs as ex
 
 
 def make_collate(

@@ -41,16 +41,6 @@ from bertedu.teaching.exercises.nn_checks import (
     seeded,
 )
 
-__all__ = [
-    "check_layer_parameters",
-    "check_merge_heads",
-    "check_post_ln_layer",
-    "layer_parameters",
-    "merge_heads",
-    "post_ln_layer",
-]
-
-
 # ------------------------------------------------------------------------------------------------------
 # 1. Parameters of one encoder layer.
 # ------------------------------------------------------------------------------------------------------
@@ -656,4 +646,14 @@ ex.multi_head_attention.check(MultiHeadSelfAttention)
     points=3,
 )
 
-__all__ += ["MHA_CONFIG", "check_multi_head_attention", "multi_head_attention"]
+__all__ = [
+    "check_layer_parameters",
+    "check_merge_heads",
+    "check_post_ln_layer",
+    "layer_parameters",
+    "merge_heads",
+    "post_ln_layer",
+    "MHA_CONFIG",
+    "check_multi_head_attention",
+    "multi_head_attention",
+]

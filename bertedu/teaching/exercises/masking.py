@@ -423,19 +423,6 @@ def my_mask_tokens(input_ids, tokenizer, generator):
     points=1,
 )
 
-__all__ = [
-    "expected_counts",
-    "coverage_epochs",
-    "fix_masking",
-    "check_expected_counts",
-    "check_coverage_epochs",
-    "check_fix_masking",
-    "expected_masking_counts",
-    "epochs_for_coverage",
-    "checker_tokenizer",
-    "checker_batch",
-]
-
 
 # ----------------------------------------------------------------------------------------------------------
 # 4. Write the function: BERT's masking, from scratch
@@ -499,4 +486,17 @@ ex.masking_function.check(mask_tokens)
     points=2,
 )
 
-__all__ += ["check_masking_function", "masking_function"]
+__all__ = [
+    "expected_counts",
+    "coverage_epochs",
+    "fix_masking",
+    "check_expected_counts",
+    "check_coverage_epochs",
+    "check_fix_masking",
+    "expected_masking_counts",
+    "epochs_for_coverage",
+    "checker_tokenizer",
+    "checker_batch",
+    "check_masking_function",
+    "masking_function",
+]

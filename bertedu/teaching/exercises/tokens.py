@@ -450,19 +450,6 @@ ex.input_embeddings.check(input_embeddings)
     points=1,
 )
 
-__all__ = [
-    "VOCAB",
-    "WORDS",
-    "check_input_embeddings",
-    "check_segment_ids",
-    "check_wordpiece",
-    "input_embeddings",
-    "reference_segment_ids",
-    "reference_wordpiece",
-    "segment_ids",
-    "wordpiece",
-]
-
 
 # ----------------------------------------------------------------------------------------------------------
 # 4. Write the module: the embeddings layer
@@ -612,4 +599,18 @@ ex.embeddings_layer.check(Embeddings)
     points=2,
 )
 
-__all__ += ["EMBEDDINGS_CONFIG", "check_embeddings_layer", "embeddings_layer"]
+__all__ = [
+    "VOCAB",
+    "WORDS",
+    "check_input_embeddings",
+    "check_segment_ids",
+    "check_wordpiece",
+    "input_embeddings",
+    "reference_segment_ids",
+    "reference_wordpiece",
+    "segment_ids",
+    "wordpiece",
+    "EMBEDDINGS_CONFIG",
+    "check_embeddings_layer",
+    "embeddings_layer",
+]
