@@ -45,7 +45,7 @@ pytest.importorskip("jupyterhub", reason="jupyterhub is a dev dependency: make d
 pytest.importorskip("nbgrader", reason="nbgrader is a dev dependency: make dev")
 requests = pytest.importorskip("requests")
 
-import build_assignments  # noqa: E402  (tests/conftest.py puts tools/ on sys.path)
+import build_assignments  # noqa: E402  (pyproject.toml's pythonpath puts tools/ on sys.path)
 from test_nbgrader import ASSIGNMENT, SOURCE, solved  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -30,6 +30,8 @@ ROOT = Path(__file__).resolve().parents[1]
 import build_assignments  # noqa: E402
 import editions  # noqa: E402
 
+import bertedu.teaching.viz  # noqa: E402, F401  (at collection: its font search may start fc-list, once)
+
 pytest.importorskip("nbgrader", reason="nbgrader is a dev dependency: pip install -e '.[dev]'")
 
 ASSIGNMENT = "01_self_attention_by_hand"
@@ -373,3 +375,26 @@ def test_autograding_notebook_07_loads_the_course_model(tmp_path):
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
         submission = gradebook.find_submission(assignment, "bob")
         assert (submission.score, submission.max_score) == (total, total)
+
+
+@pytest.mark.slow  # about 10 s, no process: the nbgrader round trip that caught N6 takes minutes
+def test_the_graded_package_holds_no_solution_in_any_language(tmp_path):
+    """Mutation review 2026-12-06, N6: only the integration round trip ever wrote the graded package. Here,
+    without nbgrader or a process: no reference solution is readable in it (find_solutions, the build's own search, finds
+    none; the Chinese solutions are generated from the English code, which is gone), the catalogs keep no
+    solution code, and the marker module alone says GRADED_BUILD = True."""
+    from bertedu import language
+
+    package = tmp_path / "pkg"
+    # write_graded_package searches the package (find_solutions over every readable text, each solution in
+    # each language) and raises EditionError, deleting it, if a solution is left
+    removed = build_assignments.write_graded_package(package)
+    assert removed >= 30 and (package / "bertedu").is_dir()
+    catalogs = [package / (name.replace(".", "/") + ".py") for name in language.CATALOG_MODULES["zh"]]
+    assert all(path.is_file() and "SOLUTIONS" not in path.read_text(encoding="utf-8") for path in catalogs)
+    marked = sorted(
+        path.relative_to(package).as_posix()
+        for path in (package / "bertedu").rglob("*.py")
+        if re.search(rf"^{build_assignments.MARKER} = True\b", path.read_text(encoding="utf-8"), re.M)
+    )
+    assert marked == [build_assignments.MARKER_MODULE]

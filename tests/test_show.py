@@ -79,3 +79,17 @@ def test_objects_without_source_get_advice(obj, words):
 def test_source_view_is_plain_data():
     view = SourceView("f", "pkg/mod.py", 10, "def f():\n    return 1\n")
     assert view.last_line == 11 and view.header == "pkg/mod.py:10 · f"
+
+
+def test_the_docstrings_examples_name_the_lines_show_prints():
+    """show.py's examples give real headers (the review of 2026-12-06 found attention.py:22 and :72 where the
+    code was at :24 and :105)."""
+    from bertedu.teaching import show as show_module
+
+    text = inspect.getsource(show_module)
+    documented = set(re.findall(r"bertedu/core/attention\.py:(\d+)", text))
+    real = {
+        str(source_of(scaled_dot_product_attention).first_line),
+        str(source_of(BertSelfAttention.forward).first_line),
+    }
+    assert documented and documented <= real, (documented, real)

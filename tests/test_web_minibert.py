@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -27,8 +26,6 @@ from bertedu.training.evalsets import load_masked_word_items  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 import export_onnx  # noqa: E402
-
-sys.path.pop(0)
 
 pytestmark = pytest.mark.integration  # exports a model and runs ONNX Runtime (a few seconds)
 
@@ -117,10 +114,8 @@ def vendored_ort() -> Path:
     """onnxruntime-web's WebAssembly build, vendored by tools/vendor_web.py (npm ci of web/package-lock.json)."""
     if shutil.which("node") is None:
         pytest.skip("node is not installed: the page's JavaScript cannot run")
-    try:
-        import vendor_web
-    finally:
-        sys.path.pop(0)
+    import vendor_web  # tools/ is on the path (pyproject.toml: pythonpath)
+
     try:
         files = vendor_web.vendor()
     except FileNotFoundError as err:  # npm missing
@@ -175,3 +170,20 @@ def test_the_pages_javascript_predicts_like_pytorch_on_every_mlm_eval_item(
                 assert mask["top_ids"] == want.topk(5).indices.tolist(), text
                 att = torch.stack(out.attentions, dim=1)[b, :, :, :n, :n]  # (L, A, n, n)
                 assert (torch.tensor(row["attentions"]) - att).abs().max() <= 1e-5, text
+
+
+@pytest.mark.parametrize(
+    "report",
+    [
+        {"lengths": [5], "max_logit_diff": 1e-6, "max_attention_diff": 0.0, "top5_equal": False},
+        {"lengths": [5], "max_logit_diff": 1.0, "max_attention_diff": 0.0, "top5_equal": True},
+    ],
+    ids=["top5-differ", "logits-differ"],
+)
+def test_the_tool_fails_when_either_check_fails(tmp_path, monkeypatch, capsys, report):
+    """Mutation review 2026-12-06, N13: the export must stop when ONNX Runtime's top 5 *or* its logits differ
+    from PyTorch's (``or`` → ``and`` would publish a page whose predictions differ from notebook 06's)."""
+    monkeypatch.setattr(export_onnx, "compare", lambda *args, **kwargs: [report])
+    assert export_onnx.main(["--random", "--out", str(tmp_path / "out")]) == 1
+    assert "ONNX Runtime and PyTorch differ" in capsys.readouterr().err
+    assert not (tmp_path / "out" / "minibert.json").exists()

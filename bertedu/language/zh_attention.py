@@ -1,9 +1,6 @@
 """Chinese (简体中文) messages of the exercises of notebooks 01 and 08 (self-attention by hand, attention heatmaps).
 
-Part of the catalog of :mod:`bertedu.language.zh` (same rules: keys are the English templates exactly as written in the
-code, values keep every ``{placeholder}`` and use the terms of docs/glossary.md).
-``SOLUTIONS`` holds the reference solutions with Chinese comments, keyed by exercise name (the code
-itself must not differ). Listed in ``bertedu.language.CATALOG_MODULES``.
+Part of the Chinese catalog; its rules are in :mod:`bertedu.language.zh`.
 """
 
 from __future__ import annotations

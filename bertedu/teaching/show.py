@@ -4,7 +4,7 @@ Used right after a notebook's teaching copy has been checked against the package
 wrote, in the library")::
 
     from bertedu.teaching.show import show
-    show(bertedu.core.attention.scaled_dot_product_attention)   # bertedu/core/attention.py:22
+    show(bertedu.core.attention.scaled_dot_product_attention)   # bertedu/core/attention.py:24
     show(BertSelfAttention.forward)                         # one method
     show(BertEmbeddings)                                    # a whole class
 
@@ -38,7 +38,7 @@ class SourceView:
 
     @property
     def header(self) -> str:
-        """``bertedu/core/attention.py:72 · BertSelfAttention.forward``."""
+        """``bertedu/core/attention.py:105 · BertSelfAttention.forward``."""
         where = f"{self.path}:{self.first_line}" if self.first_line else self.path
         return f"{where} · {self.name}"
 
@@ -142,7 +142,7 @@ def source_of(obj: Any) -> SourceView:
 
 def show(obj: Any) -> None:
     """Display the source of ``obj`` (function, method, class or module), highlighted, under a
-    ``bertedu/core/attention.py:72 · name`` header: in Jupyter as HTML, elsewhere printed as plain text.
+    ``bertedu/core/attention.py:105 · name`` header: in Jupyter as HTML, elsewhere printed as plain text.
     (:func:`source_of` returns the same as a :class:`SourceView`, e.g. to read ``.code``.)
     """
     view = source_of(obj)

@@ -82,7 +82,7 @@ def warn_if_diverged(
             f"Training diverged: the loss ended at {last['loss']:.3f}, {last['loss'] / start:.1f} times "
             f"where it started ({where}), so the model is worse than at the start. Try a lower learning rate "
             f"(now {learning_rate:g}; e.g. a tenth of it), a longer warm-up (now {warmup_steps} steps)"
-            f"{clipping}; plot the loss with bertedu.teaching.viz.plot_loss_curves(run.history)."
+            f"{clipping}; plot the loss curves of the run's history to see where it turned."
         ),
         stacklevel=4,
     )
