@@ -284,3 +284,24 @@ def test_no_web_page_keeps_a_word_table_of_its_own():
         if what in (ROOT / name).read_text(encoding="utf-8")
     ]
     assert not kept, kept
+
+
+def test_errors_and_warnings_stay_english():
+    """CONTRIBUTING, "Which messages are translated": errors and warnings are English (they name code; a search
+    finds them). No ``raise`` or ``warnings.warn`` outside the exercise checkers (whose feedback a checker may
+    raise internally) builds its text with msg or translate."""
+    translated = []
+    for path in sorted((ROOT / "bertedu").rglob("*.py")):
+        if path.parent.name == "exercises":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            raised = isinstance(node, ast.Raise) and node.exc is not None
+            warned = isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "warn"
+            if raised or warned:
+                inner = ast.walk(node.exc if raised else node)
+                if any(
+                    isinstance(n, ast.Call) and getattr(n.func, "id", None) in ("msg", "translate")
+                    for n in inner
+                ):
+                    translated.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert translated == [], translated

@@ -19,7 +19,7 @@ Each command of a ```bash block (in CONTRIBUTING.md: an unlabelled or bash block
 A command none of these rules knows fails the test, so a new README command needs a rule here.
 Inline commands in the README's prose (`` `make ...` ``, `` `.venv/bin/...` ``, `` `python -m ...` ``) are
 linted by the same rules; a bare ``python`` there is accepted because the README says how to activate.
-The quiz and flashcard button names the README mentions are the ones bertedu.teaching.quiz.i18n shows.
+The quiz and flashcard button names the README mentions are the ones bertedu/language/words.py holds.
 """
 
 from __future__ import annotations
