@@ -6,7 +6,7 @@
     torchrun --standalone --nproc_per_node=2 -m bertedu.cli --corpus ... --output ...   # 2 processes
 
 The defaults are notebook 06's recipe (:func:`bertedu.course.course_config`), so the first command trains
-the course mini-BERT. ``bertedu/training/pretrain.py`` hands ``python -m bertedu.cli`` over to :func:`main`.
+the course mini-BERT. ``python -m bertedu.cli`` runs :func:`main`.
 Errors a user can cause, and errors of the operating system (disk full, no permission, ...), end with one
 line that says what went wrong and what to do (exit status 1; 2 for a bad option). Ctrl-C (SIGINT) or
 SIGTERM (``kill``, a container stop) saves a checkpoint and exits with one line saying how to resume (exit
@@ -27,12 +27,13 @@ import warnings
 from pathlib import Path
 
 from bertedu.core.config import ATTN_IMPLEMENTATIONS, PRESETS
+from bertedu.core.validation import Interval
 from bertedu.course import course_config
 from bertedu.scaleout.distributed import ProcessGroupError, launched_rank
-from bertedu.scaleout.shards import is_shard_folder
 from bertedu.training.checkpoint import prepare_output
 from bertedu.training.optim import TrainingDivergedError
 from bertedu.training.pretrain import PretrainingConfig, TrainingInterrupted, pretrain
+from bertedu.training.shards import is_shard_folder
 from bertedu.utils import resolve_path
 
 
@@ -58,24 +59,22 @@ def _whole_number(minimum: int):
     return parse
 
 
-def _learning_rate(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number such as 1e-3, got {text!r}") from None
-    if not 0 < value < 1:
-        raise argparse.ArgumentTypeError(f"must be between 0 and 1 (e.g. 1e-3), got {text}")
-    return value
+def _number_in(bounds: Interval):
+    """An argparse ``type`` accepting numbers in ``bounds``, the range of the setting's own field (its one
+    definition, which ``PretrainingConfig.validate`` checks too), with a message that says what is wrong."""
 
+    def parse(text: str) -> float:
+        example = f" such as {bounds.example}" if bounds.example else ""
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number{example}, got {text!r}") from None
+        if value not in bounds:
+            hint = f" (e.g. {bounds.example})" if bounds.example else ""
+            raise argparse.ArgumentTypeError(f"must be in {bounds}{hint}, got {text}")
+        return value
 
-def _probability(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, got {text!r}") from None
-    if not 0 <= value < 1:
-        raise argparse.ArgumentTypeError(f"must be in [0, 1), got {text}")
-    return value
+    return parse
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -131,8 +130,8 @@ def _add_recipe_options(parser: argparse.ArgumentParser, recipe: PretrainingConf
             kwargs["choices"] = list(ATTN_IMPLEMENTATIONS)
         elif "low" in f.metadata:  # a whole number
             kwargs["type"] = _whole_number(f.metadata["low"])
-        elif isinstance(default, float):
-            kwargs["type"] = _learning_rate if f.name == "learning_rate" else _probability
+        elif "bounds" in f.metadata:  # a number in its field's range
+            kwargs["type"] = _number_in(f.metadata["bounds"])
         if f.name == "corpus":
             help_text, default = f"{help_text} (required unless --resume)", None
         if default is not None:
@@ -184,7 +183,7 @@ def _config_from_args(args: argparse.Namespace, output: Path) -> PretrainingConf
 
 def _check_input_file(name: str, kind: str) -> None:
     path = resolve_path(name)
-    if kind == "corpus" and is_shard_folder(path):  # tokenized shards (python -m bertedu.scaleout.shards)
+    if kind == "corpus" and is_shard_folder(path):  # tokenized shards (python -m bertedu.training.shards)
         return
     if path.is_dir():
         raise ValueError(

@@ -30,7 +30,7 @@ from bertedu.core.minilm import (  # both modules: standard library only
     MINILM_PACKAGE,
     minilm_dir,
 )
-from bertedu.teaching.i18n import msg, translatable, translate  # standard library only
+from bertedu.language import msg, translatable, translate  # standard library only
 from bertedu.utils import PACKAGE_DATA, RUNS_ENV, repo_root, runs_dir
 
 #: Runtime requirements (distribution name, import name, tested version). Kept equal to pyproject.toml's

@@ -11,13 +11,13 @@ import json
 from pathlib import Path
 
 SETTINGS = json.loads((Path(__file__).parent / "site.json").read_text(encoding="utf-8"))
-LANG = SETTINGS["lang"]  # "en" or "zh"
+LANG = SETTINGS["lang"]  # this folder's language code (bertedu.language.LANGUAGES)
 OTHER = SETTINGS["other"]  # the other language's folder name
 
 project = SETTINGS["project"]
 author = "The bertedu authors"
 copyright = "The bertedu authors; code MIT, course text CC BY 4.0"
-language = "zh_CN" if LANG == "zh" else "en"
+language = SETTINGS["sphinx_language"]  # from bertedu/language/words.py's html_lang
 
 extensions = ["myst_nb"]
 exclude_patterns = ["_build", "site.json", "**.ipynb_checkpoints"]
@@ -77,14 +77,14 @@ def _language_switch(app, pagename, templatename, context, doctree):
     depth = pagename.count("/")
     context["bertedu_other_url"] = "../" * (depth + 1) + f"{OTHER}/{pagename}.html"
     context["bertedu_other_label"] = SETTINGS["other_label"]
-    context["bertedu_other_lang"] = "zh-CN" if OTHER == "zh" else "en"
+    context["bertedu_other_lang"] = SETTINGS["other_html_lang"]
 
 
 def _fix_chinese_stemmer(app, exception):
     """Sphinx 9.0's Chinese search ships the English stemmer but calls it ``ChineseStemmer`` (a ReferenceError
     that stops the search page): name the stemmer it ships."""
     data = Path(app.outdir) / "_static" / "language_data.js"
-    if exception is None and LANG == "zh" and data.is_file():
+    if exception is None and data.is_file():  # only the Chinese build's file names ChineseStemmer
         text = data.read_text(encoding="utf-8")
         if "ChineseStemmer" in text and "var ChineseStemmer" not in text:
             data.write_text(

@@ -351,3 +351,15 @@ def test_span_baselines_score_with_squad_metrics():
     assert scores["sliding_window"]["f1"] == pytest.approx((2 / 3 + 1) / 2)
     with pytest.raises(ValueError, match="question, context, answer"):
         span_baselines(train, [])
+
+
+def test_hypothesis_only_reads_the_second_sentence_and_first_only_the_first():
+    """Mutation review 2026-12-06, N14: in these pairs only sentence B gives the label away, so a
+    hypothesis-only baseline that read sentence A would fall to chance (notebook 07's table would mislabel its
+    rows the day the data changes)."""
+    pairs, labels = [("it is", "yes"), ("it is", "no")] * 2, ["same", "different"] * 2
+    scores = pair_baselines(pairs, labels, pairs, labels)
+    assert scores["hypothesis_only"] == 1.0 and scores["first_only"] == 0.5
+    swapped = [(b, a) for a, b in pairs]
+    scores = pair_baselines(swapped, labels, swapped, labels)
+    assert scores["hypothesis_only"] == 0.5 and scores["first_only"] == 1.0

@@ -121,7 +121,7 @@ def test_module_entry_point(corpus_files):
             "--batch-size: must be at least 1",
         ),
         (["--corpus", "corpus.txt", "--output", "out", "--lr", "fast"], "--lr: expected a number"),
-        (["--corpus", "corpus.txt", "--output", "out", "--lr", "3"], "--lr: must be between 0 and 1"),
+        (["--corpus", "corpus.txt", "--output", "out", "--lr", "3"], "--lr: must be in (0, 1) (e.g. 1e-3)"),
         (["--corpus", "corpus.txt", "--output", "corpus.txt/run"], "Cannot write to"),
         (["--corpus", "corpus.txt", "--output", "out", "--mlm-eval", "nope.tsv"], "evaluation file nope.tsv"),
         (["--output", "empty", "--resume"], "holds no checkpoint"),

@@ -1,4 +1,5 @@
-"""Code shape: no function in bertedu/ is longer than MAX_FUNCTION_LINES lines (issue 26), without exceptions.
+"""Code shape: no function in bertedu/, tools/, benchmarks/, data/ or hub/ is longer than MAX_FUNCTION_LINES lines
+(issue 26; the tools, benchmarks and scripts since issue 41), with one temporary allow-list (:data:`TEMPORARY`).
 
 A function that long does several jobs (``_pretrain`` had grown to 174 lines of setup around a 40-line
 loop); a limit on functions measures design where a limit on files only decided where code lives. A
@@ -11,9 +12,18 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "bertedu"
+#: Every folder of Python source the rule covers (CONTRIBUTING: "No function is longer than 80 lines").
+SOURCE_FOLDERS = ("bertedu", "tools", "benchmarks", "data", "hub")
 MAX_FUNCTION_LINES = 80
+#: TEMPORARY: today's over-long benchmark functions (issue 41), {"path:function": its length when listed}. Issue 39
+#: rewrites benchmarks/ and splits them; then this dict is emptied (and stays so: a new entry needs a reason here).
+TEMPORARY = {
+    "benchmarks/run_all.py:main": 166,  # argument parsing, seven --only/--readme modes, the run and the report
+}
 
 
 def function_lengths(path: Path, root: Path = ROOT) -> dict[str, tuple[int, int]]:
@@ -53,11 +63,42 @@ def too_long(lengths: dict[str, tuple[int, int]]) -> list[str]:
     ]
 
 
+def source_function_lengths(root: Path = ROOT) -> dict[str, tuple[int, int]]:
+    """:func:`function_lengths` of every Python file in :data:`SOURCE_FOLDERS`."""
+    lengths = {}
+    for folder in SOURCE_FOLDERS:
+        if (root / folder).is_dir():
+            lengths.update(all_function_lengths(root / folder, root))
+    return lengths
+
+
 def test_no_function_is_longer_than_the_limit():
-    offenders = too_long(all_function_lengths())
+    lengths = source_function_lengths()
+    assert any(name.startswith("tools/") for name in lengths) and any(
+        n.startswith("benchmarks/") for n in lengths
+    )
+    offenders = too_long({name: v for name, v in lengths.items() if name not in TEMPORARY})
     assert not offenders, (
         f"functions longer than {MAX_FUNCTION_LINES} lines; split them by job:\n" + "\n".join(offenders)
     )
+
+
+def test_the_temporary_allow_list_holds_only_what_is_still_too_long():
+    """An entry of :data:`TEMPORARY` goes when its function is split (or shorter than when it was listed)."""
+    lengths = source_function_lengths()
+    stale = {
+        name: lengths.get(name)
+        for name, listed in TEMPORARY.items()
+        if lengths.get(name, (0, 0))[1] <= MAX_FUNCTION_LINES
+    }
+    assert not stale, f"no longer over the limit (remove from TEMPORARY): {stale}"
+    grown = {
+        name: lengths[name][1]
+        for name, listed in TEMPORARY.items()
+        if name in lengths and lengths[name][1] > listed
+    }
+    assert not grown, f"grown since it was listed (split it instead): {grown}"
+    assert all(name.startswith("benchmarks/") for name in TEMPORARY), "the allow-list is for benchmarks/ only"
 
 
 def test_a_length_counts_from_def_to_the_last_line(tmp_path):
@@ -98,3 +139,34 @@ def test_functions_do_not_repeat_the_notebook_their_module_names():
                 if "Introduced in notebook" in doc:
                     repeated.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name}()")
     assert not repeated, "say the notebook in the module docstring instead:\n" + "\n".join(repeated)
+
+
+@pytest.mark.slow  # imports every exercise module (about 4 s)
+def test_every_exercise_modules_all_names_its_exercises_and_checkers():
+    """``__all__`` of an exercise module is one list that names every exercise and checker the module defines
+    (the review of 2026-12-06 found four that left out their latest exercise)."""
+    import importlib
+
+    from bertedu.teaching.exercises.core import Exercise
+
+    problems = []
+    for path in sorted((PACKAGE / "teaching" / "exercises").glob("*.py")):
+        source = path.read_text(encoding="utf-8")
+        if "__all__" not in source:
+            continue
+        if source.count("__all__") != 1:
+            problems.append(f"{path.name}: one __all__ list, not additions to it")
+        module = importlib.import_module(f"bertedu.teaching.exercises.{path.stem}")
+        own = [
+            name
+            for name, value in vars(module).items()
+            if (isinstance(value, Exercise) and name == value.name)
+            or (name.startswith("check_") and getattr(value, "__module__", None) == module.__name__)
+        ]
+        problems += [f"{path.name}: {name} is not in __all__" for name in own if name not in module.__all__]
+        problems += [
+            f"{path.name}: __all__ names {n}, which it lacks"
+            for n in module.__all__
+            if not hasattr(module, n)
+        ]
+    assert not problems, "\n".join(problems)

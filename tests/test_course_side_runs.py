@@ -28,7 +28,6 @@ from bertedu.course import (
     start_side_runs,
     train_course_minibert,
 )
-from bertedu.course.side_runs import _recipe_steps
 from bertedu.training.finetune import FineTuneResult
 from bertedu.training.pretrain import PretrainingRun, pretrain
 
@@ -54,27 +53,18 @@ def same_result(a, b) -> bool:
 
 
 @pytest.mark.slow
-def test_the_written_out_steps_are_pretrains_steps():
-    # nsp_only_run is this loop without the MLM labels; with them it must give pretrain's history
-    config = course_config(steps=40, warmup_steps=5, eval_every=20)
-    mine = _recipe_steps(config, 40, mlm=True)
-    theirs = pretrain(config, None, progress=False).history
-    train = lambda history: [(r["step"], r["loss"], r["nsp_loss"]) for r in history if r["split"] == "train"]  # noqa: E731
-    evals = lambda history: [(r["step"], r["nsp_accuracy"]) for r in history if r["split"] == "eval"]  # noqa: E731
-    assert len(train(mine)) == 4 and len(evals(mine)) == 2
-    for (s1, loss1, nsp1), (s2, loss2, nsp2) in zip(train(mine), train(theirs)):
-        assert s1 == s2 and loss1 == pytest.approx(loss2, abs=1e-5) and nsp1 == pytest.approx(nsp2, abs=1e-5)
-    assert [s for s, _ in evals(mine)] == [s for s, _ in evals(theirs)] == [20, 40]
-    assert [a for _, a in evals(mine)] == pytest.approx([a for _, a in evals(theirs)])
-
-
-@pytest.mark.slow
-def test_nsp_only_trains_nsp_alone_and_is_deterministic():
+def test_nsp_only_is_the_recipe_through_pretrains_one_step_with_the_mlm_labels_blanked():
+    """No third loop (architecture review 2026-12-06, §2): nsp_only_run is pretrain() with objective="nsp", so
+    its losses are the full recipe's step with the MLM labels at -100: L = L_NSP, the same held-out NSP score
+    every 100 steps, and no MLM figures in its records."""
     history = nsp_only_run(20)
     train = [r for r in history if r["split"] == "train"]
     assert [r["step"] for r in train] == [10, 20]
     assert all(r["loss"] == pytest.approx(r["nsp_loss"]) for r in train)  # L = L_NSP: no MLM loss at all
-    with_mlm = _recipe_steps(course_config(), 20, mlm=True)
+    assert all("mlm_loss" not in r and "mlm_accuracy" not in r for r in history)
+    config = course_config(objective="nsp", mlm_eval_file=None)
+    assert pretrain(config, None, progress=False, stop_after=20).history == history
+    with_mlm = pretrain(course_config(), None, progress=False, stop_after=20).history
     assert all(r["loss"] > r["nsp_loss"] + 1 for r in with_mlm if r["split"] == "train")  # the full recipe
     assert nsp_only_run(20) == history
 

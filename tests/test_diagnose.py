@@ -351,3 +351,36 @@ def test_bad_arguments_raise_value_errors(tokenizer):
         reference_band(lambda s: (mlm[:-1] + [math.nan], nsp))
     with pytest.raises(ValueError, match="different lengths"):
         reference_band(lambda s: (mlm[: 10 + s], nsp[: 10 + s]))
+
+
+# ----------------------------------------------------------------------------------------------------------
+# A model or a curve that learned NSP well is no bug (mutation review 2026-12-06, N16 and N17)
+
+
+def test_the_nsp_probe_leaves_a_model_that_learned_nsp_alone():
+    """The probe reads P(NotNext) on the IsNext pairs: a model right on 95 % of the pairs is not the
+    ignore_index=0 bug, one that says NotNext everywhere is (N16: it read the NotNext pairs instead)."""
+    import types
+
+    from bertedu.training import diagnose as diagnose_module
+
+    labels = torch.tensor([0, 1, 0, 1, 0, 1])
+
+    def model_saying(p_on_isnext: float, p_on_notnext: float):  # P(NotNext) on each kind of pair
+        p = torch.where(labels == 0, p_on_isnext, p_on_notnext)
+        logits = torch.stack([1 - p, p], dim=1).log()
+        return lambda **batch: types.SimpleNamespace(seq_relationship_logits=logits)
+
+    batch = {"input_ids": torch.ones(6, 4, dtype=torch.long), "next_sentence_label": labels}
+    assert diagnose_module._nsp_probe(model_saying(0.05, 0.95), batch) == []
+    found = diagnose_module._nsp_probe(model_saying(0.95, 0.95), batch)
+    assert [f.name for f in found] == ["nsp_ignores_isnext"]
+
+
+def test_an_nsp_loss_a_little_below_the_band_is_no_finding():
+    """Only an NSP loss *far* below the band is the ignore_index=0 bug (N17 dropped the "far below" condition):
+    0.59 against the band's low edge of 0.62 is a run that learned NSP a little faster than the seeds."""
+    band = flat_band()
+    mlm, nsp = flat_curves(mlm=4.05)
+    assert diagnose(mlm, [x - 0.1 for x in nsp], band).ok
+    assert not diagnose(mlm, [0.01] * len(nsp), band).ok  # far below: the bug

@@ -1,6 +1,7 @@
-"""bertedu.training.diagnose speaks the student's language: its reports are templates of
-bertedu.training.messages.msg, which bertedu.teaching.i18n translates (the training layer may not import it). Every
-finding in Chinese with the English report's numbers; English otherwise; the catalog test sees the templates."""
+"""bertedu.training.diagnose speaks the student's language: its reports are templates of bertedu.language.msg
+(the ground floor, which the training layer imports like any other). Every finding in Chinese with the English
+report's numbers; English otherwise; the catalog test sees the templates. (That the training layer speaks Chinese
+whatever was imported first: tests/test_language_room.py.)"""
 
 from __future__ import annotations
 
@@ -12,9 +13,8 @@ import pytest
 import torch
 from test_i18n_ui import ROOT, template_calls, untranslated
 
-from bertedu.teaching import i18n
-from bertedu.training import messages
-from bertedu.training.diagnose import LN2, Diagnosis, diagnose, reference_band
+from bertedu import language as i18n
+from bertedu.training.diagnose import LN2, diagnose, reference_band
 
 CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 NUMBER = re.compile(r"\d+(?:\.\d+)?")
@@ -149,22 +149,8 @@ def test_the_language_comes_from_bertedu_lang_too_and_english_is_the_default(mon
     )
 
 
-def test_the_training_layer_speaks_english_until_the_teaching_layer_installs_its_translation():
-    i18n.set_language("zh")
-    report = Diagnosis([], compared=4, every=10)
-    assert "参考带" in str(report)
-    messages.install_translation(None)  # as if bertedu.teaching.i18n had never been imported
-    try:
-        assert str(report).startswith("Your loss curves lie inside the reference band")
-    finally:
-        messages.install_translation(i18n.translate)
-    assert "第 1-40 步" in str(report)
-    with pytest.raises(ValueError, match="translate must be a function"):
-        messages.install_translation("zh")
-
-
 def test_the_catalog_test_sees_the_diagnosis_templates_and_names_a_missing_one():
-    """tests/test_i18n_ui.py collects msg(...) templates in every folder of bertedu/ but the i18n one, with
+    """tests/test_i18n_ui.py collects msg(...) templates in every folder of bertedu/ but bertedu/language, with
     template_calls: the training layer's too, so a template without Chinese fails it."""
     templates = {}
     for path in sorted((ROOT / "bertedu" / "training").glob("*.py")):

@@ -149,7 +149,10 @@ def saved_step(output: Path) -> int:
 
 
 def train_losses(history: list[dict]) -> list[tuple[float, float, float]]:
-    return [(r["loss"], r["mlm_loss"], r["nsp_loss"]) for r in history if r["split"] == "train"]
+    """(loss, MLM loss, NSP loss) of each training record; a part the run did not train is 0."""
+    return [
+        (r["loss"], r.get("mlm_loss", 0.0), r.get("nsp_loss", 0.0)) for r in history if r["split"] == "train"
+    ]
 
 
 def assert_same_run(a_history, a_weights, b_history, b_weights, rtol=1e-4):
@@ -342,6 +345,24 @@ def test_two_processes_train_what_one_process_trains(tmp_path, exact_run, grad_a
         assert rank["step"] == exact_run.steps
         assert_same_run(one.history, one.model.state_dict(), rank["history"], rank["weights"])
     assert ranks[0]["history"] == ranks[1]["history"]
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize(
+    "objective",
+    [{"next_sentence_prediction": False, "nsp_eval_file": None}, {"objective": "nsp", "mlm_eval_file": None}],
+    ids=["no-nsp", "nsp-only"],
+)
+def test_two_processes_train_every_objective_as_one_does(tmp_path, exact_run, objective):
+    """Without NSP the pooler and the NSP head get no gradient: the run freezes them (pretrain.untrained_parts), so
+    DDP needs no find_unused_parameters; NSP alone (every MLM label -100) runs through the same step."""
+    config = exact_run.replace(**objective)
+    one = pretrain(config, progress=False)
+    ranks = run_processes(tmp_path, config, 2)
+    for rank in ranks:
+        assert rank["step"] == config.steps
+        assert_same_run(one.history, one.model.state_dict(), rank["history"], rank["weights"])
+    assert all(p.requires_grad for p in one.model.parameters())  # the model handed over trains like any other
 
 
 @pytest.mark.integration

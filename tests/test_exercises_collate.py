@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from bertedu.teaching.exercises import losses as ex
+from bertedu.teaching.exercises import pretraining_inputs as ex
 
 
 def make_collate(
@@ -29,6 +29,7 @@ def make_collate(
     mask="real",
     in_place=False,
     dtype=torch.long,
+    labels="given",
 ):
     """A ``collate_pairs`` with at most one mistake (the defaults are the correct answer)."""
 
@@ -67,7 +68,9 @@ def make_collate(
                 [padded(s, pad if pad_segment == "pad" else pad_segment) for s in segments]
             ),
             "attention_mask": torch.tensor(attention),
-            "next_sentence_label": torch.tensor([label for *_, label in pairs]),
+            "next_sentence_label": torch.tensor(
+                [label if labels == "given" else 1 - label for *_, label in pairs]  # "flipped": 0 <-> 1
+            ),
         }
 
     return collate_pairs
@@ -151,3 +154,10 @@ def test_a_stub_is_not_attempted():
 
     result = ex.collate_batch.check(collate_pairs)
     assert not result.passed and not result.attempted
+
+
+def test_collate_with_the_nsp_labels_swapped_is_named():
+    """Mutation review 2026-12-06, N7: a collate_pairs that swaps IsNext and NotNext (Hugging Face reads 0 as
+    IsNext) must not get full marks; the checker compares the labels' values, not only their shape."""
+    passed, message = verdict(make_collate(labels="flipped"))
+    assert not passed and "next_sentence_label" in message, message

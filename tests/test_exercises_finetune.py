@@ -179,7 +179,7 @@ def test_buggy_span_loss_is_silent_but_depends_on_the_other_examples():
 def test_the_messages_follow_the_language_with_their_composed_parts(monkeypatch):
     """In Chinese every message is Chinese, including the parts a message is built from (the "for words ..."
     prefix, the span-loss mistake, "a random case"); in English they stay what they were."""
-    from bertedu.teaching import i18n
+    from bertedu import language as i18n
 
     def every_piece(pieces, tags):
         return [-100] + [t for p, t in zip(pieces, tags) for _ in p] + [-100]
@@ -231,7 +231,7 @@ def test_the_notebook_names_the_bug_with_a_phrase_of_both_languages(monkeypatch)
 
     import nbformat
 
-    from bertedu.teaching import i18n
+    from bertedu import language as i18n
 
     path = Path(__file__).resolve().parents[1] / "notebooks" / "07_fine_tuning.ipynb"
     code = [c.source for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code"]

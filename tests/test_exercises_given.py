@@ -18,9 +18,10 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from bertedu.teaching import i18n
+from bertedu import language as i18n
 from bertedu.teaching.exercises.core import CheckResult, Diagnosis, Exercise
-from bertedu.teaching.quiz.render import ZH_EMPHASIS_STYLE
+
+ZH_EMPHASIS_STYLE = i18n.t("emphasis_style", "zh")  # bertedu/language/words.py
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 

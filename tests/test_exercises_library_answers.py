@@ -12,10 +12,10 @@ import pytest
 import torch
 
 import bertedu.teaching.exercises as package
+from bertedu import language as i18n
 from bertedu.core import attention
 from bertedu.core.attention import BertSelfAttention, build_key_mask
 from bertedu.core.config import BertConfig
-from bertedu.teaching import i18n
 from bertedu.teaching.exercises import Exercise, library_answers
 from bertedu.teaching.exercises import attention as ex
 from bertedu.teaching.exercises import encoder as encoder_ex

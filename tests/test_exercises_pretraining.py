@@ -113,9 +113,9 @@ def no_zero_grad_step(model, batch, optimizer, scheduler, max_grad_norm):
 
 @pytest.mark.slow
 def test_feedback_prompts_hints_and_solutions_follow_the_language(monkeypatch):
-    """With the course in Chinese (bertedu/teaching/i18n/zh_pretraining.py) no English sentence is left, the numbers
+    """With the course in Chinese (bertedu/language/zh_pretraining.py) no English sentence is left, the numbers
     filled into a template are the same, and the solutions differ only in their comments."""
-    from bertedu.teaching import i18n
+    from bertedu import language as i18n
 
     late = lambda s: 1e-3 * (s + 1) / 100 if s < 100 else 1e-3 * (1000 - s) / 900 + 1e-5
     cases = [
@@ -145,7 +145,7 @@ def test_feedback_prompts_hints_and_solutions_follow_the_language(monkeypatch):
         assert "# 线性预热" in repr(ex.lr_schedule.solution())
         assert "# 清掉上一步的梯度" in repr(ex.training_step.solution())
         ns = {"torch": torch}
-        translated = i18n.translate_solution("fix_eval_dropout", ex.fix_eval_dropout.solution_code)
+        translated = i18n.translate_code(ex.fix_eval_dropout.solution_code)
         assert translated != ex.fix_eval_dropout.solution_code
         exec(translated, ns)  # the translated solution still runs
         assert str(ex.fix_eval_dropout.check(ns["top1_word"])).startswith("✓ 正确：每次调用的答案都相同")

@@ -7,7 +7,7 @@ edition (2026-11-27, fix 5) found more drift: bare 头 next to 注意力头, 被
 
 Every rule of RULES is a glossary row's "stop using" column. They run over the Chinese edition: the translation
 catalogs (translations/zh/, the `zh` of every entry), the Markdown of the built notebooks (notebooks/zh/), the
-package's message catalogs (bertedu/teaching/i18n), README.zh-CN.md, and the quiz banks and flashcards
+package's message catalogs (bertedu/language), README.zh-CN.md, and the quiz banks and flashcards
 (bertedu/teaching/quiz/banks). A text blank's accepted answers are not checked: they are what a student may
 type, and a student who learned 掩蔽语言模型 from d2l-zh is still right.
 
@@ -24,7 +24,7 @@ import nbformat
 import pytest
 import yaml
 
-from bertedu.teaching import i18n
+from bertedu import language as i18n
 
 ROOT = Path(__file__).resolve().parents[1]
 BANKS = sorted((ROOT / "bertedu" / "teaching" / "quiz" / "banks").glob("*.yaml"))
@@ -81,6 +81,7 @@ RULES = [
 ALLOWED = [
     re.compile(r"随机片段|被遮住的片段"),
     re.compile(r"(?:d2l-zh|动手学深度学习|Hugging Face)[^。\n]*"),
+    re.compile(r"在浏览器中"),  # the mini-BERT page's title: it runs in the (web) browser
 ]
 
 
@@ -132,14 +133,14 @@ def other_chinese_texts():
         )
     texts.append(
         (
-            "bertedu/teaching/i18n (zh messages)",
+            "bertedu/language (zh messages)",
             [(repr(en)[:50], zh) for en, zh in i18n.catalog("zh").items()],
         )
     )
     texts.append(
         (
-            "bertedu/teaching/i18n (zh solutions)",
-            [(f"ex.{name}", zh) for name, zh in i18n.solutions("zh").items()],
+            "bertedu/language/words.py (zh)",
+            [(f"UI[{key!r}]", entry["zh"]) for key, entry in i18n.UI.items()],
         )
     )
     return texts
@@ -183,8 +184,20 @@ def test_bank_strings_say_where_they_are():
 @pytest.mark.slow
 def test_the_chinese_edition_is_scanned():
     names = [name for name, _ in other_chinese_texts()]
-    expected = {"README.zh-CN.md", "translations/zh/00_welcome.yaml", "bertedu/teaching/i18n (zh messages)"}
-    assert expected | {"bertedu/teaching/i18n (zh solutions)"} <= set(names), names
+    expected = {"README.zh-CN.md", "translations/zh/00_welcome.yaml", "bertedu/language (zh messages)"}
+    assert expected | {"bertedu/language/words.py (zh)"} <= set(names), names
+
+
+def test_the_web_pages_chinese_uses_the_glossary_terms():
+    """The web pages' words (the mini-BERT page, the web quiz, the site) are the UI words of
+    bertedu/language/words.py, which the scan above reads; a bare 头 on the mini-BERT page would be named
+    (mutation review 2026-12-06, N24: the page's own table was not scanned)."""
+    [words] = [texts for name, texts in other_chinese_texts() if name == "bertedu/language/words.py (zh)"]
+    page = {where: text for where, text in words if where.startswith("UI['minibert_")}
+    assert len(page) > 10 and "UI['minibert_intro']" in page
+    assert not [v for text in page.values() for v in violations(text)]
+    bare = page["UI['minibert_intro']"].replace("{heads} 个注意力头", "{heads} 个头")
+    assert bare != page["UI['minibert_intro']"] and any("注意力头" in v for v in violations(bare))
 
 
 @pytest.mark.parametrize("name, texts", other_chinese_texts(), ids=[n for n, _ in other_chinese_texts()])

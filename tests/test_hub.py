@@ -835,8 +835,8 @@ def test_a_course_model_that_cannot_be_saved_says_what_a_notebook_can_do(corpus_
     from fault_helpers import tiny_course_recipe
 
     from bertedu import course, utils
+    from bertedu import language as i18n
     from bertedu.course import pretraining
-    from bertedu.teaching import i18n
 
     monkeypatch.setattr(
         pretraining, "course_config", lambda **kw: tiny_course_recipe(corpus_files, steps=8, **kw)

@@ -24,10 +24,12 @@ import pytest
 import yaml
 from markdown_it import MarkdownIt
 
-from bertedu.teaching import i18n
+from bertedu import language as i18n
 from bertedu.teaching.exercises.core import Exercise
 from bertedu.teaching.quiz.banks import load_all
-from bertedu.teaching.quiz.render import ZH_EMPHASIS_STYLE, markdown_to_html
+from bertedu.teaching.quiz.render import markdown_to_html
+
+ZH_EMPHASIS_STYLE = i18n.t("emphasis_style", "zh")  # bertedu/language/words.py
 
 ROOT = Path(__file__).resolve().parents[1]
 CATALOGS = sorted((ROOT / "translations" / "zh").glob("*.yaml"))
@@ -130,22 +132,35 @@ def test_every_emphasis_of_a_chinese_quiz_widget_is_upright(monkeypatch, tmp_pat
 
 
 def test_the_web_quiz_shows_chinese_emphasis_upright():
-    """web/quiz: questions and cards carry their language (``lang="zh-CN"``) and quiz.css sets ``em`` under
-    ``:lang(zh)`` upright and bold, leaving English emphasis alone."""
+    """web/quiz: questions and cards carry their language (``lang``: the UI word html_lang) and, where the UI word
+    emphasis_style is set (Chinese), ``data-upright-emphasis``; quiz.css sets ``em`` inside them upright and bold,
+    with the declarations of emphasis_style, leaving English emphasis alone."""
     css = (ROOT / "web" / "quiz" / "quiz.css").read_text(encoding="utf-8")
     rules = {
         sel.strip(): body
         for sel, body in re.findall(r"([^{}]+)\{([^}]*)\}", re.sub(r"/\*.*?\*/", "", css, flags=re.S))
     }
-    zh_rules = [body for sel, body in rules.items() if re.fullmatch(r":lang\(zh\) em", sel)]
-    assert len(zh_rules) == 1
-    declarations = {
-        k.strip(): v.strip() for k, v in (d.split(":", 1) for d in zh_rules[0].split(";") if d.strip())
-    }
-    assert declarations == {"font-style": "normal", "font-weight": "bold"}
-    assert not [sel for sel in rules if re.search(r"(^|[\s,>])em\b", sel) and ":lang(zh)" not in sel]
+    upright = [body for sel, body in rules.items() if re.fullmatch(r"\[data-upright-emphasis\] em", sel)]
+    assert len(upright) == 1
+
+    def declarations(text: str) -> dict[str, str]:
+        return {k.strip(): v.strip() for k, v in (d.split(":", 1) for d in text.split(";") if d.strip())}
+
+    assert (
+        declarations(upright[0])
+        == declarations(ZH_EMPHASIS_STYLE)
+        == {
+            "font-style": "normal",
+            "font-weight": "bold",
+        }
+    )
+    assert i18n.t("emphasis_style", "en") == ""  # English: the browser's italics
+    assert not [
+        sel for sel in rules if re.search(r"(^|[\s,>])em\b", sel) and "data-upright-emphasis" not in sel
+    ]
     render = (ROOT / "web" / "quiz" / "render.js").read_text(encoding="utf-8")
-    assert render.count('lang: lang === "zh" ? "zh-CN" : "en"') >= 2  # questions and flashcards
+    marked = 'lang: t(ui, "html_lang", lang), "data-upright-emphasis": Boolean(t(ui, "emphasis_style", lang))'
+    assert render.count(marked) >= 2  # questions and flashcards
 
 
 # ----------------------------------------------------------------------------------------------------------

@@ -213,7 +213,7 @@ def test_the_build_copies_code_verbatim_and_inserts_the_language_cell():
     zh_code = [(c.id, c.source, c.metadata) for c in built.cells if c.cell_type == "code"]
     assert [c for c in zh_code if c[0] != translate.LANGUAGE_CELL_ID] == english_code
     assert all(c.outputs == [] and c.execution_count is None for c in built.cells if c.cell_type == "code")
-    assert 'i18n.set_language("zh")' in built.cells[2].source
+    assert 'language.set_language("zh")' in built.cells[2].source
     assert built.cells[0].source == ZH["title"]
     assert built.metadata["bertedu"]["language"] == "zh"
     assert nb.cells[3].outputs, "the English notebook itself is not changed"

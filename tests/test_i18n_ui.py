@@ -1,4 +1,4 @@
-"""Everything outside the notebooks' prose follows the course's language (bertedu.teaching.i18n): exercise messages,
+"""Everything outside the notebooks' prose follows the course's language (bertedu.language): exercise messages,
 the doctor, plot labels and the quiz, with one shared setting and an English fallback.
 
 The catalog test collects every literal template of ``msg("...")`` and ``translatable("...")`` in the package
@@ -23,15 +23,13 @@ import matplotlib
 import nbformat
 import pytest
 
-from bertedu.teaching import i18n, quiz
-from bertedu.teaching.quiz import i18n as quiz_i18n
+from bertedu import language as i18n
+from bertedu.teaching import quiz
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "bertedu"
 #: Every Chinese message ({English template: translation}), merged from the catalog modules.
 ZH = dict(i18n.catalog("zh"))
-#: Every Chinese reference solution ({exercise name: solution code with Chinese comments}).
-ZH_SOLUTIONS = dict(i18n.solutions("zh"))
 MARKERS = ("msg", "translatable")
 CJK = re.compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]")
 
@@ -40,10 +38,10 @@ CJK = re.compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]")
 def english_by_default(monkeypatch):
     """Every test starts in English (no BERTEDU_LANG, no set_language) and leaves it so."""
     monkeypatch.delenv("BERTEDU_LANG", raising=False)
-    quiz_i18n.set_language(None)
+    i18n.set_language(None)
     yield
     monkeypatch.delenv("BERTEDU_LANG", raising=False)
-    quiz_i18n.set_language(None)
+    i18n.set_language(None)
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -76,18 +74,21 @@ def test_an_unknown_environment_language_warns_and_falls_back_to_english(monkeyp
 
 
 def test_the_quiz_follows_the_course_setting_and_keeps_no_copy_of_it():
-    """bertedu.teaching.i18n owns the language; the quiz re-exports it (no second normalize_language to drift)."""
-    assert quiz_i18n.normalize_language is i18n.normalize_language
-    assert quiz_i18n.get_language is i18n.get_language
-    assert quiz_i18n.LANGUAGES is i18n.LANGUAGES and quiz_i18n.ENV_VAR == i18n.ENV_VAR
+    """bertedu.language owns the language and the quiz's words; the quiz keeps no module of its own for them
+    (no second normalize_language or word table to drift)."""
+    import importlib.util
+
+    assert quiz.get_language is i18n.get_language
+    assert importlib.util.find_spec("bertedu.teaching.quiz.i18n") is None
+    assert importlib.util.find_spec("bertedu.teaching.i18n") is None
     live = quiz.ask("00_welcome", "show-solution")
     assert live.submit.description == "Check answer"
     i18n.set_language("zh_Hans")
-    assert quiz_i18n.get_language() == "zh" and quiz_i18n.t("check") == "检查答案"
+    assert i18n.get_language() == "zh" and i18n.t("check") == "检查答案"
     assert live.submit.description == "检查答案"  # a live widget re-rendered
-    assert quiz_i18n.pick({"en": "cat", "zh": "猫"}) == "猫"
+    assert i18n.pick({"en": "cat", "zh": "猫"}) == "猫"
     i18n.set_language("EN")
-    assert quiz_i18n.t("check") == "Check answer"
+    assert i18n.t("check") == "Check answer"
 
 
 @pytest.mark.parametrize("name", ["fr", "", "  ", "zhx"])
@@ -105,11 +106,11 @@ def run_python(code: str, **env) -> subprocess.CompletedProcess:
 
 @pytest.mark.integration
 def test_the_doctor_reads_the_language_without_loading_the_quiz_or_yaml():
-    """bertedu.teaching.i18n and the doctor stay standard-library only (the doctor must work when packages are broken)."""
+    """bertedu.language and the doctor stay standard-library only (the doctor must work when packages are broken)."""
     code = (
         "import sys\n"
         "import bertedu.doctor as d\n"
-        "from bertedu.teaching import i18n\n"
+        "from bertedu import language as i18n\n"
         "assert i18n.get_language() == 'zh', i18n.get_language()\n"
         "heavy = [m for m in ('yaml', 'bertedu.teaching.quiz', 'ipywidgets', 'numpy', 'torch') if m in sys.modules]\n"
         "assert not heavy, heavy\n"
@@ -134,10 +135,10 @@ def template_calls(source: str, where: str):
 
 
 def package_templates() -> dict[str, str]:
-    """{template: where} of the whole package (bertedu/teaching/i18n itself excluded: it defines the markers)."""
+    """{template: where} of the whole package (bertedu/language itself excluded: it defines the markers)."""
     found, dynamic = {}, []
     for path in sorted(PACKAGE.rglob("*.py")):
-        if path.parent.name == "i18n" and path.parent.parent == PACKAGE:
+        if path.parent == PACKAGE / "language":
             continue
         where = str(path.relative_to(ROOT))
         for marker, template, place in template_calls(path.read_text(encoding="utf-8"), where):
@@ -170,8 +171,14 @@ def notebook_templates() -> dict[str, str]:
     return found
 
 
-def all_templates() -> dict[str, str]:
+def code_templates() -> dict[str, str]:
+    """{template: where} of every msg(...) and translatable(...) of the package and the notebooks."""
     return {**notebook_templates(), **package_templates()}
+
+
+def all_templates() -> dict[str, str]:
+    """{English text: where} of every message, label and reference-solution comment the catalogs may translate."""
+    return {**solution_comments(), **code_templates()}
 
 
 def untranslated(templates: dict[str, str], catalog: dict[str, str]) -> list[str]:
@@ -183,8 +190,8 @@ def fields(template: str) -> set[str]:
 
 
 def test_every_template_in_the_code_has_a_chinese_translation():
-    missing = untranslated(all_templates(), ZH)
-    assert not missing, "add these to bertedu/teaching/i18n/zh.py:\n" + "\n".join(missing)
+    missing = untranslated(code_templates(), ZH)
+    assert not missing, "add these to bertedu/language/zh.py:\n" + "\n".join(missing)
 
 
 def test_figure_labels_keep_chinese_out_of_maths():
@@ -202,12 +209,12 @@ def test_figure_labels_keep_chinese_out_of_maths():
 @pytest.mark.slow
 def test_the_catalog_keeps_no_template_the_code_no_longer_uses():
     unused = sorted(set(ZH) - set(all_templates()))
-    assert not unused, f"bertedu/teaching/i18n/zh.py translates templates no code uses (reworded?): {unused}"
+    assert not unused, f"bertedu/language/zh.py translates templates no code uses (reworded?): {unused}"
 
 
 def test_the_collector_finds_a_template_without_translation():
     source = (
-        "from bertedu.teaching.i18n import msg, translatable\n"
+        "from bertedu.language import msg, translatable\n"
         "HINT = translatable('a hint nobody translated')\n"
         "def check(x):\n"
         "    return False, msg('{x} is not right', x=x)\n"
@@ -221,17 +228,16 @@ def test_the_collector_finds_a_template_without_translation():
     ]
 
 
-@pytest.mark.parametrize("table, merged", [("MESSAGES", ZH), ("SOLUTIONS", ZH_SOLUTIONS)])
-def test_the_catalog_files_have_no_duplicate_keys(table, merged):
+def test_the_catalog_files_have_no_duplicate_keys():
     """A dict literal silently keeps the last of two equal keys (and a later catalog module overrides an
     earlier one): the first translation would be lost."""
     keys = []
     for name in i18n.CATALOG_MODULES["zh"]:
         path = ROOT / (name.replace(".", "/") + ".py")
         for node in ast.parse(path.read_text(encoding="utf-8")).body:
-            if isinstance(node, ast.AnnAssign) and node.target.id == table:
+            if isinstance(node, ast.AnnAssign) and node.target.id == "MESSAGES":
                 keys += [k.value for k in node.value.keys if isinstance(k, ast.Constant)]
-    assert len(keys) == len(set(keys)) == len(merged), sorted(k for k in set(keys) if keys.count(k) > 1)
+    assert len(keys) == len(set(keys)) == len(ZH), sorted(k for k in set(keys) if keys.count(k) > 1)
 
 
 @pytest.mark.parametrize("english", sorted(ZH))
@@ -247,9 +253,8 @@ def test_a_translation_keeps_the_placeholders_and_is_chinese(english):
     )
 
 
-@pytest.mark.slow
 # ----------------------------------------------------------------------------------------------------------
-# Reference solutions: translated by exercise name (SOLUTIONS), not keyed by their English code
+# Reference solutions: the Chinese one is generated from the English one, its comments translated (tokenize)
 
 
 def exercises() -> dict[str, object]:
@@ -268,17 +273,41 @@ def exercises() -> dict[str, object]:
     return found
 
 
-def comment_words(code: str) -> list[str]:
-    """The English words (3+ letters, not part of a name) of ``code``'s comments."""
-    comments = [
-        t.string for t in tokenize.generate_tokens(io.StringIO(code).readline) if t.type == tokenize.COMMENT
+def solution_comments() -> dict[str, str]:
+    """{comment text: "ex.NAME"} of every comment of every reference solution (the catalogs' keys for them)."""
+    found: dict[str, str] = {}
+    for name, exercise in exercises().items():
+        for comment in i18n.code_comments(exercise.solution_code):
+            found.setdefault(comment, f"ex.{name}.solution_code")
+    return found
+
+
+def is_prose(comment: str) -> bool:
+    """A comment of English words (two of 3+ letters, not part of a name such as ``out.loss``): ``(B, T, H)``,
+    ``BERT: 1e-12`` and ``out.loss = L_MLM + L_NSP`` are not."""
+    return len(re.findall(r"(?<![\w\[.])[A-Za-z][a-z]{2,}(?![\w\[.(])", comment)) >= 2
+
+
+def untranslated_comments(comments: dict[str, str], catalog: dict[str, str]) -> list[str]:
+    """``where: comment`` for every English prose comment without a translation."""
+    return [f"{where}: {c!r}" for c, where in comments.items() if is_prose(c) and c not in catalog]
+
+
+def test_every_english_comment_of_a_solution_has_a_chinese_translation():
+    missing = untranslated_comments(solution_comments(), ZH)
+    assert not missing, (
+        "add these comments of reference solutions to the MESSAGES of the exercise's catalog, "
+        "bertedu/language/zh_<area>.py:\n" + "\n".join(missing)
+    )
+
+
+def test_the_comment_collector_finds_an_untranslated_comment():
+    code = "x = 1   # the first position\nh = f(x)   # (B, T, H)\ny = 2   # every other token\n"
+    comments = {c: "fake" for c in i18n.code_comments(code)}
+    assert list(comments) == ["the first position", "(B, T, H)", "every other token"]
+    assert untranslated_comments(comments, {"every other token": "其余的词元"}) == [
+        "fake: 'the first position'"
     ]
-    return [w for c in comments for w in re.findall(r"(?<![\w\[])[A-Za-z][a-z]{2,}(?![\w\[])", c)]
-
-
-def untranslated_solutions(every: dict[str, object], solutions: dict[str, str]) -> list[str]:
-    """Exercises whose solution comments are English prose (two words or more) with no translation."""
-    return [n for n, e in every.items() if len(comment_words(e.solution_code)) >= 2 and n not in solutions]
 
 
 def without_comments(code: str) -> list[tuple[int, str]]:
@@ -286,50 +315,45 @@ def without_comments(code: str) -> list[tuple[int, str]]:
     return [(t.type, t.string) for t in tokens if t.type not in (tokenize.COMMENT, tokenize.NL)]
 
 
-def test_every_solution_with_english_comments_has_a_chinese_version():
-    missing = untranslated_solutions(exercises(), ZH_SOLUTIONS)
-    assert not missing, (
-        "add these exercises to a SOLUTIONS dict in bertedu/teaching/i18n/zh_*.py: " + ", ".join(missing)
-    )
-
-
-def test_the_solution_collector_finds_an_untranslated_solution():
-    from bertedu.teaching.exercises.core import Exercise
-
-    def fake(name: str, code: str) -> Exercise:
-        return Exercise(name, "", lambda answer: (True, ""), solution_code=code)
-
-    every = {
-        "prose": fake("prose", "x = 1   # the first position"),
-        "shape": fake("shape", "h = f(x)   # (B, T, H)"),
-        "done": fake("done", "y = 2   # every other token"),
+def code_before_comments(code: str) -> list[str]:
+    """Each line of ``code`` up to its comment (the whole line when it has none)."""
+    starts = {
+        t.start[0]: t.start[1]
+        for t in tokenize.generate_tokens(io.StringIO(code).readline)
+        if t.type == tokenize.COMMENT
     }
-    assert untranslated_solutions(every, {"done": "y = 2   # 其余的词元"}) == ["prose"]
+    return [line[: starts.get(i, len(line))] for i, line in enumerate(code.split("\n"), start=1)]
 
 
-def test_the_solutions_translate_only_exercises_that_exist():
-    unused = sorted(set(ZH_SOLUTIONS) - set(exercises()))
-    assert not unused, (
-        f"bertedu/teaching/i18n/zh_*.py SOLUTIONS name exercises that do not exist (renamed?): {unused}"
+@pytest.mark.parametrize("name", sorted(n for n, e in exercises().items() if e.solution_code))
+def test_the_generated_chinese_solution_differs_from_the_english_only_in_its_comments(name):
+    """The generator (bertedu.language.translate_code) keeps the code to the byte, line by line and column by
+    column, and puts Chinese into every prose comment; a solution without prose comments comes out unchanged."""
+    english = exercises()[name].solution_code
+    chinese = i18n.translate_code(english, "zh")
+    assert without_comments(chinese) == without_comments(english)
+    assert code_before_comments(chinese) == code_before_comments(english)
+    prose = [c for c in i18n.code_comments(english) if is_prose(c)]
+    assert bool(CJK.search(chinese)) == bool(prose), chinese
+    assert i18n.translate_code(english, "en") == english
+
+
+def test_the_generator_translates_comments_and_nothing_else(monkeypatch):
+    monkeypatch.setitem(i18n.catalog("zh"), "the first position", "第一个位置")
+    code = 'x = "# the first position"   # the first position\n# the first position\ny = 2  #the first position\n'
+    assert i18n.translate_code(code, "zh") == (
+        'x = "# the first position"   # 第一个位置\n# 第一个位置\ny = 2  #第一个位置\n'
     )
-
-
-@pytest.mark.parametrize("name", sorted(ZH_SOLUTIONS))
-def test_a_translated_solution_differs_only_in_its_comments_and_is_chinese(name):
-    """Exercise solutions are code: a translation may change its comments, nothing else. When the English
-    solution changes, this test names the translation to update."""
-    english, chinese = exercises()[name].solution_code, ZH_SOLUTIONS[name]
-    assert without_comments(chinese) == without_comments(english), f"update the translation of {name}"
-    assert CJK.search(chinese), chinese
+    assert i18n.translate_code("def f(:\n  # the first position", "zh") == "def f(:\n  # the first position"
 
 
 def test_the_solution_shown_is_the_translation_of_that_exercise():
     from bertedu.teaching.exercises import welcome as ex
 
     english = ex.expected_masked.solution_code
-    assert i18n.translate_solution("expected_masked", english, "en") == english
-    assert "# 预测 30 个词元" in i18n.translate_solution("expected_masked", english, "zh")
-    assert i18n.translate_solution("no_such_exercise", english, "zh") == english  # no translation: English
+    assert i18n.translate_code(english, "en") == english
+    assert "# 预测 30 个词元" in i18n.translate_code(english, "zh")
+    assert "# no catalog has this" in i18n.translate_code(english + "  # no catalog has this", "zh")
 
 
 def test_msg_falls_back_to_english():
@@ -500,7 +524,7 @@ def test_notebook_00_names_the_buttons_as_they_are_labelled(lang):
     path = ROOT / "notebooks" / ("00_welcome.ipynb" if lang == "en" else "zh/00_welcome.ipynb")
     text = read_md(path)
     for key in ("check", "hint_show", "solution_show", "flip", "next", "previous", "known", "unknown"):
-        label = quiz_i18n.UI[key][lang]
+        label = i18n.UI[key][lang]
         assert f"**{label}**" in text, f"{path.name} ({lang}) does not name the button {label!r}"
     assert "**Known**" not in text and "**Unknown**" not in text
 
@@ -572,14 +596,14 @@ def untranslated_strings(source: str, where: str) -> list[str]:
 def test_the_doctor_and_the_explorer_send_every_message_through_the_catalog(module):
     source = (ROOT / module).read_text(encoding="utf-8")
     found = untranslated_strings(source, module)
-    assert not found, (
-        "wrap these in msg(...) and translate them in bertedu/teaching/i18n/zh.py:\n" + "\n".join(found)
+    assert not found, "wrap these in msg(...) and translate them in bertedu/language/zh.py:\n" + "\n".join(
+        found
     )
 
 
 def test_the_untranslated_string_finder_can_fail():
     source = (
-        "from bertedu.teaching.i18n import msg\n"
+        "from bertedu.language import msg\n"
         "def check(python, widgets, tqdm):\n"
         "    a = f'{python} is not the course Python'\n"  # prose in an f-string
         "    b = Check('interpreter', 'FAIL', 'wrong Python', 'run make lab')\n"  # literal detail and fix

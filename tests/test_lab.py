@@ -25,11 +25,12 @@ import lab  # noqa: E402
 START_TIMEOUT = 60  # seconds; JupyterLab starts in about 3 s on an idle laptop
 
 
-@pytest.mark.parametrize("zh, folder", [(False, "student"), (True, "student-zh")])
-def test_lab_command_has_the_makefile_flags(zh, folder, monkeypatch):
+@pytest.mark.parametrize("lang, folder", [("en", "student"), ("zh", "student-zh")])
+def test_lab_command_has_the_makefile_flags(lang, folder, monkeypatch):
+    zh = lang == "zh"
     monkeypatch.setattr(os, "geteuid", lambda: 0, raising=False)
     environ = {"MPLBACKEND": "Agg", "BERTEDU_LANG": "en", "PATH": "/nowhere"}
-    argv, env = lab.lab_command(zh, ["--no-browser", "--port", "8888"], ROOT, environ)
+    argv, env = lab.lab_command(lang, ["--no-browser", "--port", "8888"], ROOT, environ)
     assert argv[:3] == [sys.executable, "-m", "jupyterlab"]
     assert f"--ServerApp.root_dir={ROOT}" in argv
     assert f"--LabApp.default_url=/lab/tree/{folder}/00_welcome.ipynb" in argv
@@ -39,7 +40,7 @@ def test_lab_command_has_the_makefile_flags(zh, folder, monkeypatch):
     assert (ROOT / "notebooks" / ("zh" if zh else "") / lab.WELCOME).is_file()
 
     monkeypatch.setattr(os, "geteuid", lambda: 1000, raising=False)
-    assert "--allow-root" not in lab.lab_command(zh, [], ROOT, environ)[0]
+    assert "--allow-root" not in lab.lab_command(lang, [], ROOT, environ)[0]
 
 
 def test_makefile_lab_targets_run_tools_lab():

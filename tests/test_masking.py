@@ -185,7 +185,9 @@ def test_whole_word_masking_selects_whole_words():
 
 def test_bad_arguments_give_clear_errors():
     ids = make_batch(2, 8)
-    with pytest.raises(ValueError, match="mlm_probability must be a probability between 0 and 1, got 1.5"):
+    with pytest.raises(
+        ValueError, match=r"mlm_probability must be a probability in \[0, 1\] \(e.g. 0.15\), got 1.5"
+    ):
         mask_tokens(ids, mlm_probability=1.5, **KW)
     with pytest.raises(ValueError, match="mask_replace_prob \\+ random_replace_prob = 1.1 exceeds 1"):
         mask_tokens(ids, mask_replace_prob=0.9, random_replace_prob=0.2, **KW)

@@ -30,6 +30,8 @@ ROOT = Path(__file__).resolve().parents[1]
 import build_assignments  # noqa: E402
 import editions  # noqa: E402
 
+import bertedu.teaching.viz  # noqa: E402, F401  (at collection: its font search may start fc-list, once)
+
 pytest.importorskip("nbgrader", reason="nbgrader is a dev dependency: pip install -e '.[dev]'")
 
 ASSIGNMENT = "01_self_attention_by_hand"
@@ -123,7 +125,7 @@ def test_a_failed_hidden_test_names_the_mistake_in_the_notebooks_language(tmp_pa
     for an assignment built from notebooks/zh/."""
     import numpy as np
 
-    from bertedu.teaching import i18n
+    from bertedu import language as i18n
     from bertedu.teaching.exercises import attention
 
     source = SOURCE if language == "en" else ZH_SOURCE
@@ -205,28 +207,25 @@ answer = compute()   # 中文注释: a multi-byte comment before the end
 )
 old_style = Exercise("old", "p", check, [], "x = 1  # positional")
 empty = Exercise("empty", "p", check, solution_code="")
-SOLUTIONS: dict[str, str] = {"demo": "answer = compute()   # 中文", "old": "x = 1"}
 '''
 
 
 def test_strip_solutions_empties_every_solution_and_sets_the_marker():
     stripped, removed = build_assignments.strip_solutions(MODULE, "demo.py")
-    assert removed == 2 + 2  # two solution_code values, two translations
+    assert removed == 2  # two solution_code values (their translations are generated from them)
     for gone in ("compute()", "x = 1", "中文注释"):
         assert gone not in stripped
     assert "GRADED_BUILD = True  # the marker" in stripped  # the rest of the line kept
-    assert 'solution_code="",' in stripped and '[], "")' in stripped and "] = {}" in stripped
+    assert 'solution_code="",' in stripped and '[], "")' in stripped
     assert "points=2" in stripped and 'solution_code="")' in stripped  # untouched
     namespace = {"Exercise": lambda *a, **k: (a, k), "check": None}
     exec(stripped, namespace)
-    assert namespace["SOLUTIONS"] == {} and namespace["demo"][1]["solution_code"] == ""
+    assert namespace["demo"][1]["solution_code"] == ""
 
 
 def test_strip_solutions_refuses_a_solution_it_cannot_remove_whole():
     with pytest.raises(editions.EditionError, match="string literal"):
         build_assignments.strip_solutions("e = Exercise(name='e', solution_code=CODE)", "x.py")
-    with pytest.raises(editions.EditionError, match="dict literal"):
-        build_assignments.strip_solutions("SOLUTIONS = {'e': CODE}", "x.py")
 
 
 PLANTED = """\
@@ -263,7 +262,7 @@ def test_the_search_finds_a_planted_solution_and_keeps_the_course_code():
 
 
 def test_a_graded_build_says_solutions_are_not_part_of_it(monkeypatch):
-    from bertedu.teaching import i18n
+    from bertedu import language as i18n
     from bertedu.teaching.exercises import core
     from bertedu.teaching.exercises import welcome as ex
 
@@ -274,9 +273,10 @@ def test_a_graded_build_says_solutions_are_not_part_of_it(monkeypatch):
 
 
 GRADED_PROBE = """
+import importlib
 import json
 import bertedu
-from bertedu.teaching import i18n
+from bertedu import language as i18n
 from bertedu.teaching.exercises import welcome as ex
 from bertedu.utils import data_path
 
@@ -285,7 +285,7 @@ shown = {}
 for lang in i18n.LANGUAGES:
     i18n.set_language(lang)
     shown[lang] = repr(ex.expected_masked.solution())
-translations = sum(len(i18n.solutions(lang)) for lang in i18n.LANGUAGES)
+translations = sum("SOLUTIONS" in vars(importlib.import_module(m)) for m in i18n.CATALOG_MODULES["zh"])
 print(json.dumps({"package": bertedu.__file__, "data": str(data_path("simple_sentences.txt")),
                   "shown": shown, "translations": translations}))
 """
@@ -295,7 +295,7 @@ def no_solution_readable(course: Path) -> None:
     """Nothing a student can read holds a reference solution: not the release, not the graded package (by the
     rule above tools/build_assignments.py's ``find_solutions``), while the same search finds every solution
     in the course's own package; and the graded package, imported from its folder, says so in solution()."""
-    from bertedu.teaching import i18n
+    from bertedu import language as i18n
     from bertedu.teaching.exercises import core
 
     package = course / build_assignments.PACKAGE_DIR
@@ -462,8 +462,8 @@ def test_a_moved_import_still_serves_the_cells_after_the_check():
 def test_a_hidden_test_rejects_an_answer_that_calls_the_library(language):
     """``padding_mask = lambda m: build_key_mask(m)`` gets no point: the hidden test fails with the reason, in the
     notebook's language (what nbgrader's feedback shows)."""
+    from bertedu import language as i18n
     from bertedu.core.attention import build_key_mask
-    from bertedu.teaching import i18n
     from bertedu.teaching.exercises import attention
 
     source = SOURCE if language == "en" else ZH_SOURCE
@@ -518,3 +518,26 @@ def test_autograde_gives_no_point_for_an_answer_that_calls_the_library(tmp_path)
     (page,) = (course / "feedback" / "mallory" / ASSIGNMENT).glob("*.html")
     text = page.read_text(encoding="utf-8")
     assert "cannot count" in text and "bertedu.core.attention.build_key_mask" in text
+
+
+@pytest.mark.slow  # about 10 s, no process: the nbgrader round trip that caught N6 takes minutes
+def test_the_graded_package_holds_no_solution_in_any_language(tmp_path):
+    """Mutation review 2026-12-06, N6: only the integration round trip ever wrote the graded package. Here,
+    without nbgrader or a process: no reference solution is readable in it (find_solutions, the build's own search, finds
+    none; the Chinese solutions are generated from the English code, which is gone), the catalogs keep no
+    solution code, and the marker module alone says GRADED_BUILD = True."""
+    from bertedu import language
+
+    package = tmp_path / "pkg"
+    # write_graded_package searches the package (find_solutions over every readable text, each solution in
+    # each language) and raises EditionError, deleting it, if a solution is left
+    removed = build_assignments.write_graded_package(package)
+    assert removed >= 30 and (package / "bertedu").is_dir()
+    catalogs = [package / (name.replace(".", "/") + ".py") for name in language.CATALOG_MODULES["zh"]]
+    assert all(path.is_file() and "SOLUTIONS" not in path.read_text(encoding="utf-8") for path in catalogs)
+    marked = sorted(
+        path.relative_to(package).as_posix()
+        for path in (package / "bertedu").rglob("*.py")
+        if re.search(rf"^{build_assignments.MARKER} = True\b", path.read_text(encoding="utf-8"), re.M)
+    )
+    assert marked == [build_assignments.MARKER_MODULE]

@@ -87,8 +87,8 @@ def test_pretraining_divergence_warning_points_at_the_caller_of_the_loop():
     assert str(caught[0].message) == (
         "Training diverged: the loss ended at 4.000, 1.3 times where it started (3.000, the mean over the "
         "first 10 steps), so the model is worse than at the start. Try a lower learning rate (now 0.001; e.g. "
-        "a tenth of it), a longer warm-up (now 5 steps); plot the loss with "
-        "bertedu.teaching.viz.plot_loss_curves(run.history)."
+        "a tenth of it), a longer warm-up (now 5 steps); plot the loss curves of the run's history to see "
+        "where it turned."
     )
 
 
@@ -118,3 +118,23 @@ def test_optimizer_step_stops_before_the_weights_change(poison):
     optimizer_step(optimizer, scheduler, params, 1.0, loss.item(), lambda what, v: "unused")
     assert torch.linalg.vector_norm(torch.cat([p.grad.flatten() for p in params])) == pytest.approx(1.0)
     assert not any(torch.equal(a, p) for a, p in zip(before, params)) and scheduler.last_epoch == 1
+
+
+def test_a_warm_up_longer_than_the_run_reaches_the_peak_and_ends_at_zero():
+    """Mutation review 2026-12-06, N19: PretrainingConfig's default warm-up (100) with --steps 50 would train at
+    half the peak at most and end at half the peak, not at 0, if the warm-up were not clamped to the run."""
+    f = linear_schedule(warmup_steps=100, total_steps=50)
+    assert f(49) == pytest.approx(1.0) and f(50) == 0.0
+    assert f(0) == pytest.approx(1 / 50)
+
+
+def test_max_grad_norm_0_turns_clipping_off():
+    """Mutation review 2026-12-06, N18 (caught only by a slow test): ``max_grad_norm=0`` means no clipping, not
+    gradients clipped to zero; any other value clips the global norm to it."""
+    weights = torch.nn.Parameter(torch.zeros(3))
+    for max_grad_norm, expected in ((0.0, [3.0, 4.0, 12.0]), (1.0, [3 / 13, 4 / 13, 12 / 13])):
+        weights.grad = torch.tensor([3.0, 4.0, 12.0])  # norm 13
+        opt = torch.optim.SGD([weights], lr=0.0)  # lr 0: the step leaves the weights, we read the gradient
+        sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: 1.0)
+        optimizer_step(opt, sched, [weights], max_grad_norm, 1.0, lambda what, value: what)
+        assert weights.grad.tolist() == pytest.approx(expected), max_grad_norm

@@ -32,7 +32,7 @@ from bertedu.training.pretrain import (
         ({"learning_rate": 0.0}, "learning_rate"),
         ({"model_size": "huge"}, "model_size"),
         ({"max_length": 3}, "max_length"),
-        ({"mlm_probability": 0.0}, "mlm_probability"),
+        ({"mlm_probability": 1.5}, "mlm_probability"),
         ({"attn_implementation": "flash"}, "attn_implementation"),
     ],
 )
@@ -280,3 +280,157 @@ def test_pretrain_trains_on_pretraining_batches_and_the_step_reports_the_whole_b
         assert stats.loss == pytest.approx(stats.mlm_loss + stats.nsp_loss, rel=1e-6)
         assert 0 <= stats.mlm_correct <= stats.mlm_total and 0 <= stats.nsp_correct <= stats.nsp_total
     assert len(seen) == 3 and run.step == 3
+
+
+# --- each setting validated once, at the door (issue 41) ------------------------------------------------------
+PROBES = [-0.1, 0.0, 0.15, 0.999, 1.0, 1.5, float("nan"), True]
+
+
+def accepts(make) -> bool:
+    try:
+        make()
+    except (ValueError, SystemExit):
+        return False
+    return True
+
+
+@pytest.mark.parametrize("value", PROBES, ids=repr)
+def test_every_door_of_mlm_probability_accepts_the_same_values(value, capsys):
+    """The command line, PretrainingConfig, the pretraining collator and mask_tokens check one definition,
+    bertedu.core.masking.MASKING_RANGES (the review of 2026-12-06 found [0, 1), > 0 and [0, 1] in five places:
+    PretrainingConfig(mlm_probability=1.0) was refused while mask_tokens accepted it)."""
+    from bertedu.cli import build_parser
+    from bertedu.core.masking import MASKING_RANGES, mask_tokens
+    from bertedu.training.data import PretrainingCollator
+
+    tokenizer = train_tokenizer([[s for s in d.splitlines() if s] for d in CORPUS.split("\n\n")])
+    ids = torch.tensor([[2, 5, 6, 7, 3]])
+    doors = {
+        "config": accepts(lambda: PretrainingConfig(mlm_probability=value)),
+        "collator": accepts(lambda: PretrainingCollator(tokenizer, mlm_probability=value)),
+        "mask_tokens": accepts(lambda: mask_tokens(ids, tokenizer=tokenizer, mlm_probability=value)),
+    }
+    if not isinstance(value, bool):  # the command line reads text
+        doors["cli"] = accepts(
+            lambda: build_parser().parse_args(["--output", "o", "--mlm-probability", str(value)])
+        )
+    capsys.readouterr()
+    assert set(doors.values()) == {value in MASKING_RANGES["mlm_probability"]}, doors
+
+
+def test_every_float_flag_parses_with_its_own_fields_range(capsys):
+    """The command line's float options take their range from their field (``bounds``): --lr is not parsed as
+    a probability, --dropout refuses 1 (its range is [0, 1)) while --mlm-probability takes it."""
+    import dataclasses
+
+    from bertedu.cli import build_parser
+
+    floats = [f for f in dataclasses.fields(PretrainingConfig) if isinstance(f.default, float)]
+    assert floats and all("bounds" in f.metadata for f in floats), [f.name for f in floats]
+    parser = build_parser()
+    ok = lambda *args: accepts(lambda: parser.parse_args(["--output", "o", *args]))  # noqa: E731
+    assert ok("--lr", "0.5") and not ok("--lr", "0") and not ok("--lr", "1")
+    assert ok("--mlm-probability", "1") and not ok("--dropout", "1") and ok("--dropout", "0")
+    capsys.readouterr()
+
+
+def test_a_pretraining_config_is_checked_once_and_cannot_change_after():
+    import dataclasses
+
+    config = PretrainingConfig()
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        config.steps = 0  # a changed copy goes through the check again: config.replace(steps=...)
+    with pytest.raises(ValueError, match="steps must be a positive integer"):
+        config.replace(steps=0)
+
+
+# --- one step for every objective (issue 41) -------------------------------------------------------------------
+def test_step_stats_hold_numbers_only():
+    """No None for "no NSP" travels through the step's figures, the log window or the DDP wrapper: a step
+    without NSP labels counts 0 NSP predictions."""
+    import typing
+
+    hints = typing.get_type_hints(pretrain_module.StepStats)
+    assert set(hints.values()) <= {float, int}, hints
+    window = pretrain_module._Window()
+    window.add(pretrain_module.StepStats(loss=2.0, mlm_loss=2.0, mlm_correct=1, mlm_total=4))
+    record = window.record(1, 1e-3)
+    assert "nsp_loss" not in record and "nsp_accuracy" not in record and record["mlm_accuracy"] == 0.25
+    nsp_only = pretrain_module._Window()
+    nsp_only.add(pretrain_module.StepStats(loss=0.7, nsp_loss=0.7, nsp_correct=3, nsp_total=4))
+    assert set(nsp_only.record(1, 1e-3)) == {"step", "split", "loss", "nsp_loss", "nsp_accuracy", "lr"}
+
+
+def test_the_log_window_resumes_from_a_checkpoint_of_either_layout():
+    """A checkpoint keeps the window as flat sums (older ones wrote ``nsp_loss: None`` for a run without NSP)."""
+    window = pretrain_module._Window()
+    window.add(pretrain_module.StepStats(1.0, 0.5, 0.5, 1, 2, 1, 2))
+    assert pretrain_module._Window.from_state(window.state()).record(2, 0.1) == window.record(2, 0.1)
+    old = {"steps": 1, "loss": 1.0, "mlm_loss": 1.0, "nsp_loss": None, "mlm_correct": 1, "mlm_total": 2}
+    assert pretrain_module._Window.from_state(old | {"nsp_correct": 0, "nsp_total": 0}).record(1, 0.1) == {
+        "step": 1,
+        "split": "train",
+        "loss": 1.0,
+        "mlm_loss": 1.0,
+        "mlm_accuracy": 0.5,
+        "lr": 0.1,
+    }
+
+
+def test_the_nsp_objective_blanks_the_mlm_labels_and_keeps_the_masked_inputs():
+    from bertedu.core.losses import IGNORE_INDEX
+
+    batch = {
+        "input_ids": torch.tensor([[2, 4, 7, 3]]),
+        "labels": torch.tensor([[-100, 6, -100, -100]]),
+        "next_sentence_label": torch.tensor([1]),
+    }
+    config = PretrainingConfig(objective="nsp", mlm_eval_file=None)
+    out = pretrain_module.objective_batch(batch, config)
+    assert torch.equal(out["input_ids"], batch["input_ids"]) and (out["labels"] == IGNORE_INDEX).all()
+    assert torch.equal(out["next_sentence_label"], batch["next_sentence_label"])
+    assert pretrain_module.objective_batch(batch, PretrainingConfig()) is batch  # BERT's batch as it is
+    with pytest.raises(ValueError, match="keep next_sentence_prediction"):
+        PretrainingConfig(objective="nsp", next_sentence_prediction=False)
+
+
+def test_a_run_without_nsp_freezes_the_heads_it_never_trains():
+    """DDP needs no find_unused_parameters: the parts the objective never trains are frozen (the optimizer keeps
+    them, so a checkpoint's layout does not change; a frozen parameter gets no gradient, so AdamW leaves it)."""
+    from bertedu.core.config import BertConfig
+
+    model = BertForPreTraining(
+        BertConfig(
+            vocab_size=20, hidden_size=8, num_hidden_layers=1, num_attention_heads=2, intermediate_size=16
+        )
+    )
+    no_nsp = PretrainingConfig(next_sentence_prediction=False)
+    parts = pretrain_module.untrained_parts(model, no_nsp)
+    assert parts == [model.bert.pooler, model.cls.seq_relationship]
+    assert pretrain_module.untrained_parts(model, PretrainingConfig()) == []
+    assert (
+        pretrain_module.untrained_parts(model, PretrainingConfig(objective="nsp", mlm_eval_file=None)) == []
+    )
+
+
+def test_the_step_notebook_06_shows_knows_no_objective():
+    """train_step (show()n in notebook 06) is the same for every objective: the objective changes the batch
+    (objective_batch) and the frozen parts, never the step (as core/variants.py does for the forwards)."""
+    from bertedu.teaching.show import source_of
+
+    code = source_of(train_step).code.lower()
+    words = ("objective", "next_sentence_prediction", "next_sentence_label", "ltr", "ablation", "notebook 10")
+    found = [w for w in words if w in code]
+    assert not found, found
+
+
+def test_resume_refuses_a_corpus_that_changed(tiny_run, tmp_path):
+    """Mutation review 2026-12-06, N20: a resumed run would silently mix two corpora."""
+    from pathlib import Path
+
+    config = tiny_run(steps=4, eval_every=0, mlm_eval_file=None, nsp_eval_file=None)
+    pretrain(config, tmp_path / "run", progress=False, stop_after=2)
+    corpus = Path(config.corpus)
+    corpus.write_text(corpus.read_text(encoding="utf-8").replace("cat", "dog"), encoding="utf-8")
+    with pytest.raises(ValueError, match=r"The corpus .* changed since"):
+        pretrain(config, tmp_path / "run", resume=True, progress=False)

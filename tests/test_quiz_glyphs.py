@@ -15,8 +15,9 @@ from pathlib import Path
 import ipywidgets as widgets
 import pytest
 
+from bertedu import language as i18n
+from bertedu.language.words import DECK_TITLES
 from bertedu.teaching import quiz
-from bertedu.teaching.quiz import i18n
 from bertedu.teaching.quiz.store import ProgressStore
 
 QUIZ_DIR = Path(i18n.__file__).parent
@@ -41,11 +42,9 @@ def ui_tables() -> dict[str, str]:
     for key, entry in i18n.UI.items():
         for lang, text in entry.items():
             out[f"UI[{key!r}][{lang!r}]"] = text
-    for key, entry in i18n.DECK_TITLES.items():
+    for key, entry in DECK_TITLES.items():
         for lang, text in entry.items():
             out[f"DECK_TITLES[{key!r}][{lang!r}]"] = text
-    for lang, text in i18n.LANGUAGE_LABELS.items():
-        out[f"LANGUAGE_LABELS[{lang!r}]"] = text
     return out
 
 

@@ -19,7 +19,7 @@ Each command of a ```bash block (in CONTRIBUTING.md: an unlabelled or bash block
 A command none of these rules knows fails the test, so a new README command needs a rule here.
 Inline commands in the README's prose (`` `make ...` ``, `` `.venv/bin/...` ``, `` `python -m ...` ``) are
 linted by the same rules; a bare ``python`` there is accepted because the README says how to activate.
-The quiz and flashcard button names the README mentions are the ones bertedu.teaching.quiz.i18n shows.
+The quiz and flashcard button names the README mentions are the ones bertedu/language/words.py holds.
 """
 
 from __future__ import annotations
@@ -516,7 +516,7 @@ def test_make_dry_run_shows_the_cpu_index_only_when_asked(tmp_path):
 
 
 def test_readme_names_the_buttons_the_widgets_show():
-    from bertedu.teaching.quiz.i18n import UI
+    from bertedu.language import UI
 
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     for key in ("check", "hint_show", "solution_show", "flip", "next", "previous", "known", "unknown"):

@@ -1,4 +1,4 @@
-"""Corpora larger than memory (bertedu.scaleout.shards): the shard format holds exactly the tokenized corpus, batches
+"""Corpora larger than memory (bertedu.training.shards): the shard format holds exactly the tokenized corpus, batches
 stream one shard at a time and resume exactly, memory does not grow with the corpus, and pretrain and the
 command line take a shard folder as the corpus."""
 
@@ -15,9 +15,9 @@ import torch
 from support import CORPUS, same_weights
 
 from bertedu.core.tokenizer import train_tokenizer
-from bertedu.scaleout.shards import SHARDS_META, ShardedCorpus, is_shard_folder, write_shards
 from bertedu.training.data import PretrainingCollator, read_corpus
 from bertedu.training.pretrain import pretrain
+from bertedu.training.shards import SHARDS_META, ShardedCorpus, is_shard_folder, write_shards
 
 
 def corpus_file(tmp_path, copies: int = 1, name: str = "corpus.txt"):
@@ -148,7 +148,7 @@ def test_command_lines_write_shards_and_train_on_them(tmp_path):
         [
             sys.executable,
             "-m",
-            "bertedu.scaleout.shards",
+            "bertedu.training.shards",
             "--corpus",
             str(path),
             "--output",
@@ -188,7 +188,7 @@ def test_command_lines_write_shards_and_train_on_them(tmp_path):
 def test_damaged_or_unusable_shards_are_refused_with_what_to_do(tmp_path):
     folder = write_shards(corpus_file(tmp_path), tmp_path / "shards", shard_tokens=40)
     (folder / "shard-00000.ids.npy").unlink()
-    with pytest.raises(ValueError, match="not a complete shard folder.*python -m bertedu.scaleout.shards"):
+    with pytest.raises(ValueError, match="not a complete shard folder.*python -m bertedu.training.shards"):
         ShardedCorpus(folder)
     (tmp_path / "one.txt").write_text("just one document\nof two sentences\n", encoding="utf-8")
     with pytest.raises(ValueError, match="NSP needs at least two documents"):

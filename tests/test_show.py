@@ -78,7 +78,7 @@ def fresh_kernel(monkeypatch):
 @pytest.fixture
 def key_mask(monkeypatch, fresh_kernel):
     """Notebook 01's key-mask exercise, not yet attempted in this process; English messages."""
-    from bertedu.teaching import i18n
+    from bertedu import language as i18n
     from bertedu.teaching.exercises import attention as ex
 
     monkeypatch.delenv("BERTEDU_LANG", raising=False)
@@ -104,7 +104,7 @@ def test_the_library_answer_of_an_exercise_is_shown_after_its_first_attempt(key_
 
 
 def test_a_method_of_a_class_answer_waits_too_and_speaks_chinese(fresh_kernel, capsys):
-    from bertedu.teaching import i18n
+    from bertedu import language as i18n
 
     i18n.set_language("zh")
     try:
@@ -143,3 +143,17 @@ def test_objects_without_source_get_advice(obj, words):
 def test_source_view_is_plain_data():
     view = SourceView("f", "pkg/mod.py", 10, "def f():\n    return 1\n")
     assert view.last_line == 11 and view.header == "pkg/mod.py:10 · f"
+
+
+def test_the_docstrings_examples_name_the_lines_show_prints():
+    """show.py's examples give real headers (the review of 2026-12-06 found attention.py:22 and :72 where the
+    code was at :24 and :105)."""
+    from bertedu.teaching import show as show_module
+
+    text = inspect.getsource(show_module)
+    documented = set(re.findall(r"bertedu/core/attention\.py:(\d+)", text))
+    real = {
+        str(source_of(scaled_dot_product_attention).first_line),
+        str(source_of(BertSelfAttention.forward).first_line),
+    }
+    assert documented and documented <= real, (documented, real)

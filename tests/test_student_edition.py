@@ -341,13 +341,13 @@ def test_the_old_chinese_edition_moves_to_student_zh_with_the_work_in_it(tmp_pat
     old.mkdir(parents=True)
     (old / "03_masking_strategy.ipynb").write_text("my work", encoding="utf-8")
     out = tmp_path / "student-zh"
-    build_student.move_old_chinese_edition(out)
+    build_student.move_old_edition(out)
     assert (out / "03_masking_strategy.ipynb").read_text(encoding="utf-8") == "my work"
     assert not old.exists() and "moved from student/zh/ to student-zh/" in capsys.readouterr().out
 
     old.mkdir()  # both there: nothing is moved or deleted, the student is told
     (old / "notes.txt").write_text("mine", encoding="utf-8")
-    build_student.move_old_chinese_edition(out)
+    build_student.move_old_edition(out)
     assert (old / "notes.txt").exists() and not (out / "notes.txt").exists()
     assert "left as it is" in capsys.readouterr().err
 

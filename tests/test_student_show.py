@@ -108,7 +108,7 @@ def nothing_attempted(monkeypatch):
     import pkgutil
 
     import bertedu.teaching.exercises as package
-    from bertedu.teaching import i18n
+    from bertedu import language as i18n
     from bertedu.teaching.exercises import Exercise
 
     for info in pkgutil.iter_modules(package.__path__):

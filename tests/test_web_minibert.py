@@ -170,3 +170,20 @@ def test_the_pages_javascript_predicts_like_pytorch_on_every_mlm_eval_item(
                 assert mask["top_ids"] == want.topk(5).indices.tolist(), text
                 att = torch.stack(out.attentions, dim=1)[b, :, :, :n, :n]  # (L, A, n, n)
                 assert (torch.tensor(row["attentions"]) - att).abs().max() <= 1e-5, text
+
+
+@pytest.mark.parametrize(
+    "report",
+    [
+        {"lengths": [5], "max_logit_diff": 1e-6, "max_attention_diff": 0.0, "top5_equal": False},
+        {"lengths": [5], "max_logit_diff": 1.0, "max_attention_diff": 0.0, "top5_equal": True},
+    ],
+    ids=["top5-differ", "logits-differ"],
+)
+def test_the_tool_fails_when_either_check_fails(tmp_path, monkeypatch, capsys, report):
+    """Mutation review 2026-12-06, N13: the export must stop when ONNX Runtime's top 5 *or* its logits differ
+    from PyTorch's (``or`` → ``and`` would publish a page whose predictions differ from notebook 06's)."""
+    monkeypatch.setattr(export_onnx, "compare", lambda *args, **kwargs: [report])
+    assert export_onnx.main(["--random", "--out", str(tmp_path / "out")]) == 1
+    assert "ONNX Runtime and PyTorch differ" in capsys.readouterr().err
+    assert not (tmp_path / "out" / "minibert.json").exists()

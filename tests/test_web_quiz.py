@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from bertedu.language import UI
 from bertedu.teaching.quiz.banks import bank_from_data, load_all
 from bertedu.teaching.quiz.core import (
     correct_answer,
@@ -29,7 +30,6 @@ from bertedu.teaching.quiz.core import (
     parse_number,
     solution_lines,
 )
-from bertedu.teaching.quiz.i18n import UI
 from bertedu.teaching.quiz.render import markdown_to_html
 from bertedu.teaching.quiz.report import class_report, read_exports
 

@@ -31,7 +31,7 @@ Each source notebook is the instructor edition (tools/editions.py conventions) i
 It also writes ``assignments/student_package/``, the **graded package**: a copy of the course package for the
 students' environment (pyproject.toml, bertedu/, data/, benchmarks/results.json) without a reference
 solution. Every ``solution_code`` value (found by its syntax tree, so new exercises are covered) becomes
-``""``, every ``SOLUTIONS`` catalog of translated solutions becomes ``{}``, and the copy's
+``""`` (the Chinese solutions are generated from them, :func:`bertedu.language.translate_code`), and the copy's
 ``bertedu.teaching.exercises.core.GRADED_BUILD`` is ``True``, so ``ex.NAME.solution()`` says in one sentence
 that solutions are not part of a graded build. The build then searches the copy for every exercise's
 reference solution (:func:`find_solutions`) and stops if one survived. ``--no-package`` skips it.
@@ -60,6 +60,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import editions  # noqa: E402
 import nbformat  # noqa: E402
 
+from bertedu import language  # noqa: E402
 from bertedu.files import atomic_write_text, write_directory_atomically  # noqa: E402
 from bertedu.teaching.exercises import library_answers  # noqa: E402
 
@@ -363,16 +364,19 @@ def without_library_answers(nb, cells: list) -> list:
 
 
 def assignment_id(source: Path) -> str:
-    """The assignment a notebook becomes: its name, with ``_zh`` for the Chinese edition (notebooks/zh/)."""
-    return f"{source.stem}_zh" if source.parent.name == "zh" else source.stem
+    """The assignment a notebook becomes: its name, with ``_zh`` for the Chinese edition (notebooks/zh/): a
+    translated edition's assignments end in its language."""
+    lang = language.edition_language(source)
+    return source.stem if lang == language.DEFAULT_LANGUAGE else f"{source.stem}_{lang}"
 
 
 def default_sources(root: Path = ROOT) -> list[Path]:
     """Every course notebook, English (notebooks/NN_*.ipynb) and Chinese (notebooks/zh/NN_*.ipynb)."""
-    notebooks = root / "notebooks"
-    return sorted(notebooks.glob("[0-9][0-9]_*.ipynb")) + sorted(
-        (notebooks / "zh").glob("[0-9][0-9]_*.ipynb")
-    )
+    return [
+        path
+        for lang in language.LANGUAGES
+        for path in sorted((root / language.NOTEBOOK_FOLDERS[lang]).glob("[0-9][0-9]_*.ipynb"))
+    ]
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -479,7 +483,6 @@ PACKAGE_EXTRAS = ("pyproject.toml", "LICENSE", "data", "benchmarks/results.json"
 SKIPPED = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info", ".*")
 #: The marker the transform writes (``GRADED_BUILD = True``) and the module that holds it.
 MARKER, MARKER_MODULE = "GRADED_BUILD", "bertedu/teaching/exercises/core.py"
-SOLUTIONS_DICT = "SOLUTIONS"  # the i18n catalogs' {exercise name: solution with translated comments}
 PACKAGE_README = """\
 # bertedu, graded build
 
@@ -512,23 +515,12 @@ def _solution_edits(tree: ast.Module, where: str) -> tuple[list[tuple[ast.AST, s
                 if value.value:
                     edits.append((value, '""'))
                     removed += 1
-        elif isinstance(node, ast.Assign | ast.AnnAssign):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            names = {getattr(t, "id", getattr(getattr(t, "value", None), "id", None)) for t in targets}
-            if SOLUTIONS_DICT in names:
-                if not (isinstance(node.value, ast.Dict) and all(map(_is_string, node.value.values))):
-                    raise editions.EditionError(
-                        f"{where}, line {node.lineno}: {SOLUTIONS_DICT} must be one dict literal of strings, so "
-                        "that the graded package can leave it out whole"
-                    )
-                edits.append((node.value, "{}"))
-                removed += len(node.value.values)
     return edits, removed
 
 
 def strip_solutions(source: str, where: str = "<module>") -> tuple[str, int]:
     """``source`` (a module of the package) without reference solutions: every ``solution_code`` value (a
-    keyword, or ``Exercise``'s fifth argument) becomes ``""`` and every ``SOLUTIONS`` dict ``{}``; a module-level
+    keyword, or ``Exercise``'s fifth argument) becomes ``""``; a module-level
     ``GRADED_BUILD = False`` becomes ``True``. Comments and layout elsewhere are kept. Returns the new source
     and the number of solutions removed; raises ``EditionError`` for a solution that is not a literal."""
     tree = ast.parse(source, filename=where)
@@ -568,7 +560,7 @@ def _fill_graded_package(folder: Path, root: Path) -> int:
     removed, marked = 0, []
     for path in sorted((folder / "bertedu").rglob("*.py")):
         source = path.read_text(encoding="utf-8")
-        if not any(word in source for word in ("solution_code", SOLUTIONS_DICT, "Exercise(", MARKER)):
+        if not any(word in source for word in ("solution_code", "Exercise(", MARKER)):
             continue  # none of them in its text: nothing to remove
         name = path.relative_to(folder).as_posix()
         stripped, n = strip_solutions(source, name)
@@ -636,8 +628,7 @@ def significant_lines(code: str) -> list[str]:
 
 def reference_solutions() -> dict[str, str]:
     """``{exercise name: solution code}`` for every exercise of the course package (each module of
-    bertedu.teaching.exercises), and ``{"NAME (zh)": translation}`` for every translated solution."""
-    from bertedu.teaching import i18n
+    bertedu.teaching.exercises), and ``{"NAME (zh)": translation}``: each solution as the Chinese edition shows it."""
     from bertedu.teaching.exercises import Exercise
 
     folder = ROOT / "bertedu" / "teaching" / "exercises"
@@ -645,8 +636,11 @@ def reference_solutions() -> dict[str, str]:
     for path in sorted(folder.glob("*.py")):
         module = importlib.import_module(f"bertedu.teaching.exercises.{path.stem}")
         found.update({v.name: v.solution_code for v in vars(module).values() if isinstance(v, Exercise)})
-    for lang in i18n.LANGUAGES:
-        found.update({f"{name} ({lang})": code for name, code in i18n.solutions(lang).items()})
+    english = dict(found)
+    for lang in language.LANGUAGES[1:]:  # the translations: the English code, comments translated
+        found.update(
+            {f"{name} ({lang})": language.translate_code(code, lang) for name, code in english.items()}
+        )
     return found
 
 
@@ -702,7 +696,7 @@ def library_texts(package: Path = ROOT / "bertedu") -> dict[str, str]:
     out = {}
     for path in sorted(p for p in package.rglob("*.py") if "__pycache__" not in p.parts):
         shown, source = path.relative_to(package).as_posix(), path.read_text(encoding="utf-8")
-        if any(word in source for word in ("solution_code", SOLUTIONS_DICT, "Exercise(")):
+        if any(word in source for word in ("solution_code", "Exercise(")):
             source = strip_solutions(source, shown)[0]
         out[shown] = without_long_strings(source)
     return out
@@ -785,7 +779,8 @@ def main(argv: list[str] | None = None) -> int:
         "notebooks",
         nargs="*",
         type=Path,
-        help="default: notebooks/[0-9][0-9]_*.ipynb and notebooks/zh/[0-9][0-9]_*.ipynb (assignments NN_topic_zh)",
+        help="default: the notebooks of every edition, "
+        + " and ".join(f"{folder}/[0-9][0-9]_*.ipynb" for folder in language.NOTEBOOK_FOLDERS.values()),
     )
     parser.add_argument("--out", type=Path, default=ROOT / "assignments", help="default: assignments/")
     parser.add_argument(

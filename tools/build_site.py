@@ -46,11 +46,14 @@ import editions  # noqa: E402
 import export_banks  # noqa: E402
 import vendor_web  # noqa: E402
 
+from bertedu import language  # noqa: E402
+from bertedu.language import t  # noqa: E402
+
 DEFAULT_OUT = ROOT / "build" / "site"
 SOURCES = ROOT / "build" / "site-src"  # the Sphinx source folders, one per language (never inside notebooks/)
 CONFIG = ROOT / "site"  # conf.py, _templates/, _static/
-NOTEBOOK_FOLDERS = {"en": ROOT / "notebooks", "zh": ROOT / "notebooks" / "zh"}
-LANGUAGES = ("en", "zh")
+NOTEBOOK_FOLDERS = {lang: ROOT / folder for lang, folder in language.NOTEBOOK_FOLDERS.items()}
+LANGUAGES = language.LANGUAGES
 MAX_SIZE_MB = 100
 #: The attribute the site's script mounts the mini-BERT panel on (site/_static/bertedu-site.js). Not an id: Sphinx
 #: makes a section's id from its heading, and the Chinese heading "4 · 对比博客中的单层 MiniBert" of notebook 06
@@ -63,51 +66,8 @@ WIDGET_MIMES = ("application/vnd.jupyter.widget-view+json", "application/vnd.jup
 COURSE_NOTEBOOK = re.compile(r"[0-9][0-9]_\w+")
 MD_LINK = re.compile(r"(?<!!)\[(?P<text>[^\]\n]*)\]\((?P<target>[^)\s]+)\)")
 
-WORDS = {
-    "project": {"en": "bertedu — BERT from first principles", "zh": "bertedu：从第一性原理理解 BERT"},
-    "title": {"en": "bertedu", "zh": "bertedu（中文版）"},
-    "other_label": {"en": "中文", "zh": "English"},
-    "intro": {
-        "en": "An open course that teaches BERT as Jupyter notebooks, backed by a small, tested PyTorch package. "
-        "These pages are the notebooks as executed, with their quizzes and flashcards answered in the browser. "
-        "To run the code and the exercises' checks, [run it yourself](run.md).",
-        "zh": "这是一门开放课程：用一系列 Jupyter 笔记本讲解 BERT，背后是一个小巧、经过测试的 PyTorch 包。"
-        "这些网页是执行过的笔记本，测验和闪卡可以直接在网页浏览器里作答。"
-        "想运行代码、检查练习，请看[自己动手运行](run.md)。",
-    },
-    "map": {"en": "Course map", "zh": "课程地图"},
-    "run_title": {"en": "Run it yourself", "zh": "自己动手运行"},
-    "run_intro": {
-        "en": "The pages show every notebook as executed. To run the code, change it and check your answers to the "
-        "exercises, install the course and open your own copy of the notebooks in JupyterLab:",
-        "zh": "这些网页展示的是执行过的笔记本。想自己运行代码、修改代码并检查练习的答案，请安装课程，"
-        "在 JupyterLab 中打开你自己的笔记本副本：",
-    },
-    "minibert_title": {"en": "The mini-BERT in your browser", "zh": "网页浏览器中的迷你 BERT"},
-    "minibert_intro": {
-        "en": "Exported to ONNX by `tools/export_onnx.py` and run in this page by onnxruntime-web, with the tokenizer "
-        "ported to JavaScript; nothing leaves your browser. The model is trained in "
-        "[notebook 06](06_mini_pretraining.ipynb).",
-        "zh": "由 `tools/export_onnx.py` 导出为 ONNX，用 onnxruntime-web 在本页中运行，分词器也移植成了 JavaScript；"
-        "所有计算都在你的网页浏览器中完成。这个模型在[笔记本 06](06_mini_pretraining.ipynb)中训练。",
-    },
-    "minibert_link": {
-        "en": "**In your browser:** the model this notebook trains runs on the page [{title}](minibert.md).",
-        "zh": "**在网页浏览器中：**本笔记本训练的模型可以在[{title}](minibert.md)页面中直接运行。",
-    },
-    "check_note": {
-        "en": "<p><strong>Exercise.</strong> Write your answer in your own copy of this notebook and run "
-        '<code>{call}</code> there: <code>make lab</code> opens it (see <a href="{run}">Run it yourself</a>). '
-        "<code>{hint}</code> gives a hint. The reference solution is not shown on this site.</p>",
-        "zh": "<p><strong>练习。</strong>在你自己的笔记本副本中写下答案，然后在那里运行 <code>{call}</code>："
-        '<code>make lab-zh</code> 会打开它（见<a href="{run}">自己动手运行</a>）。'
-        "<code>{hint}</code> 给出提示。本网站不显示参考答案。</p>",
-    },
-    "choose": {"en": "Read the course in English", "zh": "阅读中文版"},
-}
-README = {"en": ROOT / "README.md", "zh": ROOT / "README.zh-CN.md"}
-README_MAP = {"en": "## Course map", "zh": "## 课程地图"}
-README_RUN = {"en": ("## Start here: two commands", "### Without make"), "zh": ("## 从这里开始：两条命令",)}
+# Every word of the site (titles, intros, the language switch, the README's sections it shows) is in the one
+# table of UI words, bertedu/language/words.py (keys site_*), read with t().
 
 
 # --- the notebooks, as the site shows them -----------------------------------------------------------------
@@ -243,13 +203,13 @@ def site_notebook(nb, name: str, lang: str, built: set[str]):
                 m = checks[-1]
                 call = f"{m['alias']}.{m['name']}.check({m['args']})"
                 hint = f"{m['alias']}.{m['name']}.hint()"
-                note = WORDS["check_note"][lang].format(call=html.escape(call), hint=hint, run="run.html")
+                note = t("site_check_note", lang, call=html.escape(call), hint=hint, run="run.html")
                 cell.outputs = [_html_output(f'<div class="bertedu-lab-note">{note}</div>', call)]
         cells.append(cell)
     out.cells = cells
     if name in _course_model_producers():
-        title = WORDS["minibert_title"][lang]
-        note = nbformat.v4.new_markdown_cell(WORDS["minibert_link"][lang].format(title=title))
+        title = t("site_minibert_title", lang)
+        note = nbformat.v4.new_markdown_cell(t("site_minibert_link", lang, title=title))
         note.id = "site-minibert-link"
         out.cells.insert(1, note)
     nbformat.validate(out)
@@ -336,7 +296,7 @@ def readme_section(text: str, heading: str) -> str:
     start = next((i for i, line in enumerate(lines) if line.startswith(heading)), None)
     if start is None:
         raise ValueError(
-            f"README has no section {heading!r}: update README_MAP / README_RUN in tools/build_site.py"
+            f"README has no section {heading!r}: update site_readme_* in bertedu/language/words.py"
         )
     level = len(heading) - len(heading.lstrip("#"))
     in_code, end = False, len(lines)
@@ -357,30 +317,30 @@ def _write(path: Path, text: str) -> None:
 
 
 def index_page(lang: str, stems: list[str]) -> str:
-    readme = README[lang].read_text(encoding="utf-8")
-    course_map = _relink(readme_section(readme, README_MAP[lang]), lang, set(stems))
+    readme = (ROOT / language.READMES[lang]).read_text(encoding="utf-8")
+    course_map = _relink(readme_section(readme, t("site_readme_map", lang)), lang, set(stems))
     toctree = "\n".join([*stems, "run", "minibert"])
     return (
-        f"# {WORDS['project'][lang]}\n\n{WORDS['intro'][lang]}\n\n## {WORDS['map'][lang]}\n\n{course_map}\n\n"
+        f"# {t('site_project', lang)}\n\n{t('site_intro', lang)}\n\n## {t('site_map', lang)}\n\n{course_map}\n\n"
         f"```{{toctree}}\n:hidden:\n:maxdepth: 1\n\n{toctree}\n```\n"
     )
 
 
 def run_page(lang: str) -> str:
-    readme = README[lang].read_text(encoding="utf-8")
+    readme = (ROOT / language.READMES[lang]).read_text(encoding="utf-8")
     parts = []
-    for heading in README_RUN[lang]:
+    for heading in t("site_readme_run", lang).split("\n"):  # one heading per line
         full = next(line for line in readme.split("\n") if line.startswith(heading))
         body = readme_section(readme, heading)
         parts.append(f"## {full.lstrip('#').strip()}\n\n{body}")
     text = _relink("\n\n".join(parts), lang, set())
-    return f"# {WORDS['run_title'][lang]}\n\n{WORDS['run_intro'][lang]}\n\n{text}\n"
+    return f"# {t('site_run_title', lang)}\n\n{t('site_run_intro', lang)}\n\n{text}\n"
 
 
 def minibert_page(lang: str, stems: list[str]) -> str:
-    intro = _relink(WORDS["minibert_intro"][lang], lang, set(stems))
+    intro = _relink(t("site_minibert_intro", lang), lang, set(stems))
     return (
-        f"# {WORDS['minibert_title'][lang]}\n\n"
+        f"# {t('site_minibert_title', lang)}\n\n"
         f'<div class="bertedu-minibert" {MINIBERT_PANEL}="minibert"><p>…</p></div>\n\n'
         f"{intro}\n"
     )
@@ -394,13 +354,15 @@ def write_sources(lang: str, notebooks: list[Path], src: Path) -> None:
     for sub in ("_templates", "_static"):
         for f in (CONFIG / sub).iterdir():
             _write(src / sub / f.name, f.read_text(encoding="utf-8"))
-    other = "zh" if lang == "en" else "en"
+    other = next(code for code in LANGUAGES if code != lang)  # the language the switch leads to
     settings = {
         "lang": lang,
         "other": other,
-        "project": WORDS["project"][lang],
-        "title": WORDS["title"][lang],
-        "other_label": WORDS["other_label"][lang],
+        "sphinx_language": t("html_lang", lang).replace("-", "_"),  # zh-CN -> Sphinx's zh_CN
+        "project": t("site_project", lang),
+        "title": t("site_title", lang),
+        "other_label": t("language_name", other),
+        "other_html_lang": t("html_lang", other),
     }
     _write(src / "site.json", json.dumps(settings, ensure_ascii=False, indent=1) + "\n")
     _write(src / "index.md", index_page(lang, stems))
@@ -480,15 +442,15 @@ def _copy(source: Path, target: Path) -> None:
 
 def landing_page() -> str:
     links = "\n".join(
-        f'<p><a href="{lang}/index.html" lang="{"zh-CN" if lang == "zh" else "en"}">{WORDS["choose"][lang]}</a></p>'
+        f'<p><a href="{lang}/index.html" lang="{t("html_lang", lang)}">{t("site_choose", lang)}</a></p>'
         for lang in LANGUAGES
     )
     return (
         '<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-        f"<title>{WORDS['project']['en']}</title>\n"
+        f"<title>{t('site_project', language.DEFAULT_LANGUAGE)}</title>\n"
         "<style>body{font-family:sans-serif;max-width:40em;margin:3em auto;padding:0 1em;font-size:1.2em}</style>\n"
-        f"</head>\n<body>\n<h1>bertedu</h1>\n<p>{WORDS['project']['en']} · {WORDS['project']['zh']}</p>\n"
+        f"</head>\n<body>\n<h1>bertedu</h1>\n<p>{' · '.join(t('site_project', lang) for lang in LANGUAGES)}</p>\n"
         f"{links}\n</body>\n</html>\n"
     )
 

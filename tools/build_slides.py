@@ -47,14 +47,24 @@ from markdown_it import MarkdownIt
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 from npm_pins import copy_path, lock_digest, notice_line, npm_ci
 
+from bertedu import language
+from bertedu.language import t
+
 ROOT = Path(__file__).resolve().parents[1]
 SLIDES = ROOT / "slides"
 PLANS = SLIDES / "plans"
 DEFAULT_OUT = ROOT / "build" / "slides"
 VENDOR_CACHE = ROOT / "build" / "slides-vendor"
 SCRATCH = ROOT / "build" / "slides-npm"
-LANGUAGES = ("en", "zh")
-NOTEBOOK_DIRS = {"en": ROOT / "notebooks", "zh": ROOT / "notebooks" / "zh"}
+LANGUAGES = language.LANGUAGES
+NOTEBOOK_DIRS = {lang: ROOT / folder for lang, folder in language.NOTEBOOK_FOLDERS.items()}
+#: The folders of the other editions, as a link from a notebook of one edition to another writes them.
+EDITION_PREFIX = "|".join(
+    re.escape(Path(folder).name + "/")
+    for lang, folder in language.NOTEBOOK_FOLDERS.items()
+    if lang != language.DEFAULT_LANGUAGE
+)
+BILINGUAL = "{" + ", ".join(f"{lang}: ..." for lang in LANGUAGES) + "}"  # how a plan writes a text
 
 #: package -> files or folders (relative to the package) that the decks load
 VENDOR_FILES: dict[str, tuple[str, ...]] = {
@@ -80,25 +90,13 @@ CELL_REF = re.compile(r"^(?P<id>[A-Za-z0-9_-]+)(?::(?P<part>code|output))?$")
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 HIDDEN_CODE_LINE = re.compile(r"^\s*#\s*NBVAL_\w+\s*$")
 WIDGET = "application/vnd.jupyter.widget-view+json"
-UI = {
-    "en": {
-        "other": "zh",
-        "switch": "中文",
-        "index": "BERT from scratch: lecture slides",
-        "intro": "One deck per notebook. Press <b>S</b> for the speaker notes, <b>F</b> for full screen, "
-        "<b>Esc</b> for the overview.",
-        "slides": "slides",
-        "back": "All decks",
-    },
-    "zh": {
-        "other": "en",
-        "switch": "English",
-        "index": "从零实现 BERT：课堂幻灯片",
-        "intro": "每个笔记本一套幻灯片。按 <b>S</b> 打开演讲者备注，<b>F</b> 全屏，<b>Esc</b> 总览。",
-        "slides": "张幻灯片",
-        "back": "全部幻灯片",
-    },
-}
+# The decks' own words (index, switch, counts) are in the one table of UI words, bertedu/language/words.py
+# (keys slides_*; the language switch shows language_name).
+
+
+def other_language(lang: str) -> str:
+    """The language a deck's switch leads to."""
+    return next(code for code in LANGUAGES if code != lang)
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -120,7 +118,7 @@ def plan_paths(numbers: Sequence[str] = ()) -> list[Path]:
 
 def _bilingual(value, where: str) -> dict[str, str]:
     if not isinstance(value, dict) or set(value) != set(LANGUAGES):
-        raise ValueError(f"{where}: expected {{en: ..., zh: ...}}, got {value!r}")
+        raise ValueError(f"{where}: expected {BILINGUAL}, got {value!r}")
     for lang in LANGUAGES:
         if not isinstance(value[lang], str) or not value[lang].strip():
             raise ValueError(f"{where}: the {lang} text is empty")
@@ -158,7 +156,7 @@ def load_plan(path: Path) -> dict:
             if key in slide:
                 _bilingual(slide[key], f"{where}, {key}")
         if "notes" not in slide:
-            raise ValueError(f"{where}: every slide has speaker notes (notes: {{en: ..., zh: ...}})")
+            raise ValueError(f"{where}: every slide has speaker notes (notes: {BILINGUAL})")
         if "answer" in slide and "text" not in slide:
             raise ValueError(f"{where}: an answer belongs to a question written in text")
         for ref in slide.get("cells", []):
@@ -232,7 +230,7 @@ def markdown(text: str) -> str:
         href = html.unescape(match["href"])
         if re.match(r"^(https?:|mailto:|#)", href):
             return match[0]
-        notebook = re.match(r"^(?:\.\./|zh/)*(\d\d_[A-Za-z0-9_]+)\.ipynb(#.*)?$", href)
+        notebook = re.match(rf"^(?:\.\./|{EDITION_PREFIX})*(\d\d_[A-Za-z0-9_]+)\.ipynb(#.*)?$", href)
         if notebook:
             return f'<a href="{notebook[1]}.html">'
         return '<a class="local-file">'  # docs/, data/ ...: not part of the decks
@@ -355,14 +353,13 @@ def render_deck(plan: dict, nb: nbformat.NotebookNode, lang: str) -> str:
     cells = {c.get("id"): c for c in nb.cells}
     name = plan["notebook"]
     slides = "\n".join(render_slide(s, cells, lang, name) for s in plan["slides"])
-    ui = UI[lang]
     return PAGE.format(
-        html_lang="zh-CN" if lang == "zh" else "en",
+        html_lang=t("html_lang", lang),
         title=html.escape(deck_title(nb, name)),
-        back=ui["back"],
-        other=ui["other"],
+        back=t("slides_back", lang),
+        other=other_language(lang),
         file=f"{name}.html",
-        switch=ui["switch"],
+        switch=t("language_name", other_language(lang)),
         slides=slides,
     )
 
@@ -390,18 +387,17 @@ INDEX = """<!doctype html>
 
 def render_index(decks: list[tuple[str, str, int]], lang: str) -> str:
     """A language's list of decks: (file stem, title, number of slides) each."""
-    ui = UI[lang]
     items = "\n".join(
         f'<li value="{int(name[:2])}"><a href="{name}.html">{html.escape(title)}</a> '
-        f'<span class="count">({count} {ui["slides"]})</span></li>'
+        f'<span class="count">({count} {t("slides_slides", lang)})</span></li>'
         for name, title, count in decks
     )
     return INDEX.format(
-        html_lang="zh-CN" if lang == "zh" else "en",
-        title=ui["index"],
-        other=ui["other"],
-        switch=ui["switch"],
-        intro=ui["intro"],
+        html_lang=t("html_lang", lang),
+        title=t("slides_index", lang),
+        other=other_language(lang),
+        switch=t("language_name", other_language(lang)),
+        intro=t("slides_intro", lang),
         items=items,
     )
 
@@ -468,10 +464,10 @@ def build(out: Path = DEFAULT_OUT, numbers: Sequence[str] = (), cache: Path = VE
             title = html.unescape(re.search(r"<title>(.*?)</title>", text, re.S)[1])
             index.append((path.stem, title, text.count("<section ")))
         (folder / "index.html").write_text(render_index(index, lang), encoding="utf-8")
+    links = " · ".join(f'<a href="{lang}/index.html">{t("language_name", lang)}</a>' for lang in LANGUAGES)
     (out / "index.html").write_text(
-        '<!doctype html><meta charset="utf-8"><meta http-equiv="refresh" content="0; url=en/index.html">'
-        '<link rel="icon" href="data:,"><title>Slides</title><a href="en/index.html">English</a> · '
-        '<a href="zh/index.html">中文</a>\n',
+        f'<!doctype html><meta charset="utf-8"><meta http-equiv="refresh" content="0; url={LANGUAGES[0]}/index.html">'
+        f'<link rel="icon" href="data:,"><title>Slides</title>{links}\n',
         encoding="utf-8",
     )
     return written

@@ -31,13 +31,21 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import editions  # noqa: E402
 import hosted  # noqa: E402
 
+from bertedu import language  # noqa: E402
 from bertedu.files import atomic_write_json, atomic_write_text  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 MANIFEST = ".manifest.json"
 # Where the student edition of each folder of course notebooks lives (relative to the repository).
-EDITION_FOLDERS = {"notebooks": "student", "notebooks/zh": "student-zh"}
-OLD_CHINESE_EDITION = "student/zh"  # before student-zh/ (JupyterLab listed it first in student/)
+EDITION_FOLDERS = {
+    language.NOTEBOOK_FOLDERS[lang]: language.STUDENT_FOLDERS[lang] for lang in language.LANGUAGES
+}
+# Where a translated student edition used to be: inside student/ (JupyterLab listed it first there).
+OLD_EDITIONS = {
+    language.STUDENT_FOLDERS[lang]: f"{language.STUDENT_FOLDERS[language.DEFAULT_LANGUAGE]}/{lang}"
+    for lang in language.LANGUAGES
+    if lang != language.DEFAULT_LANGUAGE
+}
 COURSE_NOTEBOOK = re.compile(r"[0-9][0-9]_\w+\.ipynb")
 _MD_LINK = re.compile(r"(?P<head>!?\[[^\]]*\]\()(?P<target>[^)\s]+)")
 _HTML_LINK = re.compile(r"(?P<head>\b(?:src|href)=\")(?P<target>[^\"]+)")
@@ -78,21 +86,23 @@ def repoint_links(nb, source: Path) -> None:
             cell.source = _HTML_LINK.sub(relink, _MD_LINK.sub(relink, cell.source))
 
 
-def move_old_chinese_edition(out: Path) -> None:
-    """The Chinese student edition used to be in student/zh/: move it to student-zh/ (``out``), with the
-    student's work in it, so that JupyterLab's listing of student/ no longer starts with a zh folder."""
-    old = ROOT / OLD_CHINESE_EDITION
-    if not old.is_dir():
+def move_old_edition(out: Path) -> None:
+    """A translated student edition used to be inside student/ (student/zh/): move it to its own folder ``out``
+    (student-zh/), with the student's work in it, so that JupyterLab's listing of student/ starts with the
+    notebooks. Nothing happens for another ``out``."""
+    old_name = OLD_EDITIONS.get(out.name)
+    old = ROOT / old_name if old_name else None
+    if old is None or not old.is_dir():
         return
     if out.exists():
         print(
-            f"note: {OLD_CHINESE_EDITION}/ is where the Chinese student edition used to be; it is now in "
-            f"{out.name}/. {OLD_CHINESE_EDITION}/ was left as it is: copy what you need, then delete it.",
+            f"note: {old_name}/ is where this student edition used to be; it is now in "
+            f"{out.name}/. {old_name}/ was left as it is: copy what you need, then delete it.",
             file=sys.stderr,
         )
         return
     old.rename(out)
-    print(f"The Chinese student edition moved from {OLD_CHINESE_EDITION}/ to {out.name}/, your work with it.")
+    print(f"The student edition moved from {old_name}/ to {out.name}/, your work with it.")
 
 
 def load_manifest(out: Path) -> dict[str, str]:
@@ -202,8 +212,8 @@ def main(argv: list[str] | None = None) -> int:
         problems = [p for s in sources for p in editions.lint(editions.read(s), s.name)]
         print("\n".join(problems) or "no problems")
         return 1 if problems else 0
-    if args.out.resolve() == (ROOT / EDITION_FOLDERS["notebooks/zh"]).resolve():
-        move_old_chinese_edition(args.out)
+    if args.out.resolve().parent == ROOT.resolve():
+        move_old_edition(args.out)
     try:
         build(sources, args.out, hosted_edition=args.hosted)
     except editions.EditionError as err:

@@ -34,6 +34,9 @@ from pathlib import Path
 
 import nbformat
 
+from bertedu import language
+from bertedu.language import t
+
 TAG_SOLUTION = "solution"
 TAG_INSTRUCTOR = "instructor"
 TAG_EXERCISE = "exercise"
@@ -44,17 +47,9 @@ END_SOLUTION = "### END SOLUTION"
 BEGIN_HIDDEN = "### BEGIN HIDDEN TESTS"
 END_HIDDEN = "### END HIDDEN TESTS"
 
-STUB_RAISE = 'raise NotImplementedError("your code here: replace this line, then run the check below")'
-STUB_COMMENT = "# YOUR CODE HERE"
-#: The stubs (comment, raise) in each edition's language: a notebook's language is its metadata
-#: ``bertedu.language`` (tools/translate.py writes "zh" into notebooks/zh/), English without it.
-STUBS = {
-    "en": (STUB_COMMENT, STUB_RAISE),
-    "zh": (
-        "# 在这里写你的代码",
-        'raise NotImplementedError("在这里写你的代码：替换这一行，然后运行下面的检查")',
-    ),
-}
+#: The stubs (comment, raise) of a solution region and the student edition's first cell are in the one table of UI
+#: words (bertedu/language/words.py: student_*), in each edition's language: a notebook's language is its metadata
+#: ``bertedu.language`` (tools/translate.py writes it into the translated notebooks), English without it.
 
 EXERCISE_IMPORT = re.compile(
     r"^\s*from\s+bertedu\.teaching\.exercises\s+import\s+(\w+)\s+as\s+(\w+)\s*$", re.M
@@ -63,21 +58,6 @@ CHECK_CALL = re.compile(r"^\s*(?P<alias>\w+)\.(?P<name>\w+)\.check\((?P<args>.*)
 HELP_CALL = re.compile(r"\b\w+\.\w+\.(hint|solution)\(")
 
 STUDENT_NOTE_ID = "student-edition-note"
-STUDENT_NOTE = (
-    "> **Student edition** of `notebooks/{name}`, made by `make student`. This is your copy: work in it, save "
-    "it; a rebuild never overwrites it (a newer course version is written next to it instead).\n"
-    "> It starts without outputs: run the cells in order. An exercise you have not answered yet says *not "
-    "attempted yet* when checked; its `hint()` is one call away, and its `solution()` opens after your first attempt."
-)
-STUDENT_NOTES = {
-    "en": STUDENT_NOTE,
-    "zh": (
-        "> `notebooks/zh/{name}` 的**学生版**，由 `make student-zh` 生成。这是你自己的副本：请在这里作答、保存；"
-        "重新生成时不会覆盖它（课程有了新版本，会写在它旁边）。\n"
-        "> 它一开始没有任何输出：请按顺序运行各个单元格。还没作答的练习，检查时会显示“尚未作答”；"
-        "`hint()` 随时可以调用，`solution()` 在你第一次作答之后才会打开。"
-    ),
-}
 
 
 class EditionError(ValueError):
@@ -147,16 +127,18 @@ def assigned_names(code: str) -> tuple[list[str], list[ast.FunctionDef], list[st
 def notebook_language(nb) -> str:
     """The language of a notebook's prose and stubs: ``metadata.bertedu.language`` ("zh" in notebooks/zh/),
     else English."""
-    lang = nb.metadata.get("bertedu", {}).get("language", "en")
-    if lang not in STUBS:
-        raise EditionError(f"unknown notebook language {lang!r} (metadata bertedu.language): {sorted(STUBS)}")
+    lang = nb.metadata.get("bertedu", {}).get("language", language.DEFAULT_LANGUAGE)
+    if lang not in language.LANGUAGES:
+        raise EditionError(
+            f"unknown notebook language {lang!r} (metadata bertedu.language): {list(language.LANGUAGES)}"
+        )
     return lang
 
 
 def stub(region_lines: list[str], indent: str, answers: set[str], where: str, lang: str = "en") -> list[str]:
     """The student-edition lines for one solution region (markers excluded from ``region_lines``), with the
     stubs of the notebook's language ``lang``."""
-    comment, raise_line = STUBS[lang]
+    comment, raise_line = t("student_stub_comment", lang), t("student_stub_raise", lang)
     if indent:  # inside a function or method body
         return [indent + comment, indent + raise_line]
     code = "\n".join(region_lines)
@@ -424,7 +406,7 @@ def student_notebook(nb, name: str):
             cell.outputs = []
             cell.execution_count = None
         cells.append(cell)
-    note = nbformat.v4.new_markdown_cell(STUDENT_NOTES[lang].format(name=name))
+    note = nbformat.v4.new_markdown_cell(t("student_note", lang, name=name))
     note.id = STUDENT_NOTE_ID
     out.cells = [note, *cells]
     out.metadata.pop("widgets", None)

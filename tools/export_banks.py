@@ -10,8 +10,8 @@ writes into the output folder:
   ``correct``, ``explanation``; ``blanks`` with ``kind``, ``label``, ``answers``, ``answers_by_language``,
   ``case_sensitive``, ``value``, ``tolerance``, ``unit``; ``explanation``, ``hint``) and ``flashcards`` (``id``,
   ``deck``, ``front``, ``back``). ``web/quiz/grader.js`` grades these questions by the rules of the Python grader;
-- ``ui.json``: the quiz's UI strings and deck titles in both languages (``bertedu/teaching/quiz/i18n.py``), which
-  ``web/quiz/render.js`` shows;
+- ``ui.json``: the one table of UI words and the deck titles in both languages (``bertedu/language/words.py``),
+  which the web pages show (``web/quiz/render.js``, ``web/minibert/page.js``, ``site/_static/bertedu-site.js``);
 - ``index.json``: the banks in name order, with their titles and how many questions and cards each has.
 
 The files are written atomically; running it twice gives the same bytes. Introduced for the course's web site.
@@ -26,8 +26,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from bertedu.files import atomic_write_text
+from bertedu.language import LANGUAGES, UI
+from bertedu.language.words import DECK_TITLES
 from bertedu.teaching.quiz.banks import Bank, load_all
-from bertedu.teaching.quiz.i18n import DECK_TITLES, LANGUAGES, UI
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_OUT = ROOT / "build" / "web" / "quiz"

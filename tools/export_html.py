@@ -32,11 +32,12 @@ from jinja2 import DictLoader
 from nbconvert import HTMLExporter
 from nbconvert.preprocessors import Preprocessor
 
+from bertedu import language
+
 ROOT = Path(__file__).resolve().parents[1]
 IMAGE_TYPES = ("image/png", "image/jpeg")
 MATHJAX_FOLDER = "mathjax"  # in the output folder, next to the English pages
 MATHJAX_URL = f"{MATHJAX_FOLDER}/tex-chtml.js"  # from an English page; a Chinese page (in zh/) adds ../
-CHINESE_FOLDER = "zh"  # notebooks/zh/NN_x.ipynb -> <output>/zh/NN_x.html
 ALT_COMMENT = re.compile(r"^\s*#\s*alt:\s*(.+?)\s*$", re.MULTILINE)
 MAX_ALT = 300  # characters
 MIN_LETTERS = 30  # plot words with fewer letters than this get the Markdown's first sentence as context
@@ -238,9 +239,10 @@ def make_exporter() -> HTMLExporter:
 
 
 def page_path(notebook: Path, output: Path) -> Path:
-    """Where a notebook's page goes: ``output/NN_x.html``, or ``output/zh/NN_x.html`` for a Chinese notebook."""
-    chinese = notebook.resolve().parent.name == CHINESE_FOLDER
-    return (output / CHINESE_FOLDER if chinese else output) / f"{notebook.stem}.html"
+    """Where a notebook's page goes: ``output/NN_x.html``, or ``output/zh/NN_x.html`` for a Chinese notebook (a
+    translated edition's pages in a folder named after its language)."""
+    lang = language.edition_language(notebook)
+    return (output if lang == language.DEFAULT_LANGUAGE else output / lang) / f"{notebook.stem}.html"
 
 
 def export(notebook: Path, output: Path, exporter: HTMLExporter | None = None) -> Path:

@@ -31,22 +31,26 @@ WELCOME = "00_welcome.ipynb"
 COURSE_ENV = {"PYTHONHASHSEED": "0", "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
 
 
-def editions(zh: bool, root: Path = ROOT) -> list[tuple[list[Path], Path]]:
+def editions(lang: str, root: Path = ROOT) -> list[tuple[list[Path], Path]]:
     """(source notebooks, output folder) of each student edition to build, in order: the English one always
-    (the Chinese notebooks link to it for what is not translated yet), then the Chinese one with ``zh``."""
-    english = (sorted((root / "notebooks").glob("[0-9][0-9]_*.ipynb")), root / "student")
-    if not zh:
-        return [english]
-    return [english, (sorted((root / "notebooks" / "zh").glob("[0-9][0-9]_*.ipynb")), root / "student-zh")]
+    (a translated notebook links to it for what is not translated yet), then the one of ``lang``
+    (bertedu.language's NOTEBOOK_FOLDERS and STUDENT_FOLDERS)."""
+    from bertedu import language
+
+    out = []
+    for code in dict.fromkeys([language.DEFAULT_LANGUAGE, lang]):
+        notebooks = sorted((root / language.NOTEBOOK_FOLDERS[code]).glob("[0-9][0-9]_*.ipynb"))
+        out.append((notebooks, root / language.STUDENT_FOLDERS[code]))
+    return out
 
 
-def landing(zh: bool, root: Path = ROOT) -> str:
+def landing(lang: str, root: Path = ROOT) -> str:
     """The notebook JupyterLab opens on, relative to the repository: notebook 00 of the student edition."""
-    return f"{editions(zh, root)[-1][1].relative_to(root).as_posix()}/{WELCOME}"
+    return f"{editions(lang, root)[-1][1].relative_to(root).as_posix()}/{WELCOME}"
 
 
 def lab_command(
-    zh: bool, extra: list[str], root: Path = ROOT, environ: dict[str, str] | None = None
+    lang: str, extra: list[str], root: Path = ROOT, environ: dict[str, str] | None = None
 ) -> tuple[list[str], dict[str, str]]:
     """The ``jupyter lab`` command line and its environment, as the Makefile's ``lab`` / ``lab-zh`` targets
     start it (rooted at the repository, landing on notebook 00 of the student edition)."""
@@ -55,7 +59,7 @@ def lab_command(
         "-m",
         "jupyterlab",
         f"--ServerApp.root_dir={root}",
-        f"--LabApp.default_url=/lab/tree/{landing(zh, root)}",
+        f"--LabApp.default_url=/lab/tree/{landing(lang, root)}",
     ]
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         argv.append("--allow-root")
@@ -63,8 +67,8 @@ def lab_command(
     env.update(COURSE_ENV)
     # The Makefile sets MPLBACKEND=Agg for its other targets; in the lab, matplotlib's own (figures inline).
     env.pop("MPLBACKEND", None)
-    if zh:
-        env["BERTEDU_LANG"] = "zh"
+    if lang != "en":  # the edition's language; BERTEDU_LANG as the caller set it for the English one
+        env["BERTEDU_LANG"] = lang
     return argv + list(extra), env
 
 
@@ -72,46 +76,56 @@ def missing_packages(names: tuple[str, ...]) -> list[str]:
     return [name for name in names if importlib.util.find_spec(name) is None]
 
 
+def _missing_message(missing: list[str]) -> str:
+    return (
+        f"error: {' and '.join(missing)} cannot be imported by {sys.executable}: run this script with the "
+        "course's Python (activate its environment first, or call .venv/bin/python tools/lab.py; on Windows "
+        '.venv\\Scripts\\python tools\\lab.py), after `pip install -e .` (README, "Without make")'
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     ours, extra = (argv[: argv.index("--")], argv[argv.index("--") + 1 :]) if "--" in argv else (argv, [])
+    missing = missing_packages(("bertedu",) if "--build-only" in ours else ("bertedu", "jupyterlab"))
+    if missing:
+        print(_missing_message(missing), file=sys.stderr)
+        return 2
+    from bertedu import language
+
+    flags = [
+        f"--{code}" for code in language.LANGUAGES if code != language.DEFAULT_LANGUAGE
+    ]  # --zh: make lab-zh
     parser = argparse.ArgumentParser(
-        usage="python tools/lab.py [--zh] [--build-only] [-- JUPYTER_LAB_ARGS ...]",
+        usage=f"python tools/lab.py [{' | '.join(flags)}] [--build-only] [-- JUPYTER_LAB_ARGS ...]",
         description=__doc__.split("\n\n")[0].replace("``", "`"),
-        epilog="Arguments for JupyterLab go after --, e.g.\n  python tools/lab.py --zh -- --no-browser --port 8888",
+        epilog=f"Arguments for JupyterLab go after --, e.g.\n  python tools/lab.py {flags[0]} -- --no-browser --port 8888",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--zh", action="store_true", help="the Chinese edition (student-zh/), as make lab-zh")
+    parser.set_defaults(language=language.DEFAULT_LANGUAGE)
+    for flag in flags:
+        code = flag[2:]
+        folder = language.STUDENT_FOLDERS[code]
+        parser.add_argument(
+            flag, dest="language", action="store_const", const=code, help=f"the {folder}/ edition"
+        )
     parser.add_argument(
         "--build-only", action="store_true", help="only build the student edition(s), start no JupyterLab"
     )
     args = parser.parse_args(ours)
 
-    missing = missing_packages(("bertedu",) if args.build_only else ("bertedu", "jupyterlab"))
-    if missing:
-        print(
-            f"error: {' and '.join(missing)} cannot be imported by {sys.executable}: run this script with the "
-            "course's Python (activate its environment first, or call .venv/bin/python tools/lab.py; on Windows "
-            '.venv\\Scripts\\python tools\\lab.py), after `pip install -e .` (README, "Without make")',
-            file=sys.stderr,
-        )
-        return 2
-
     import build_student
 
-    for sources, out in editions(args.zh, ROOT):
+    for sources, out in editions(args.language, ROOT):
         code = build_student.main(["--out", str(out), *map(str, sources)])
         if code:
             return code
 
     if args.build_only:
-        print(f"Open {landing(args.zh)} in your JupyterLab.")
+        print(f"Open {landing(args.language)} in your JupyterLab.")
         return 0
-    command, env = lab_command(args.zh, extra)
-    if args.zh:
-        print("在 student-zh/ 上启动 JupyterLab（中文版，你的笔记本副本；按 Ctrl-C 停止）", flush=True)
-    else:
-        print("Starting JupyterLab on student/, your copy of the notebooks (stop it with Ctrl-C)", flush=True)
+    command, env = lab_command(args.language, extra)
+    print(language.t("lab_starting", args.language), flush=True)
     if os.name == "nt":  # no exec on Windows that keeps Ctrl-C working: wait for JupyterLab instead
         import subprocess
 

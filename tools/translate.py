@@ -18,7 +18,7 @@ notebook that has a catalog.
 translation), ``en`` (the English it translates) and ``hash`` (the first 16 hex digits of the SHA-256 of that
 English). The build copies the notebook, puts each Markdown cell's ``zh`` in place of its English, copies
 every code cell verbatim and inserts one generated code cell (id ``bertedu-zh-language``) after the first
-code cell: ``i18n.set_language("zh")``, so quizzes, exercise messages, the doctor and plot labels speak
+code cell: ``language.set_language("zh")``, so quizzes, exercise messages, the doctor and plot labels speak
 Chinese, and ``viz.use_cjk_fallback()``, so that every figure (the notebook's own too) draws them with a font that
 has Chinese glyphs. Links are written in the catalog as in the English (relative to ``notebooks/``); the build points
 them from ``notebooks/zh/``: to the Chinese notebook when it has a catalog, else to the English one, marked
@@ -51,21 +51,24 @@ from pathlib import Path
 import nbformat
 import yaml
 
+from bertedu.language import t
+
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
-CATALOGS = ROOT / "translations"  # not "i18n": that is the package's bertedu/teaching/i18n (messages)
+CATALOGS = ROOT / "translations"  # the notebooks' prose; the package's messages are in bertedu/language
 LANG = "zh"
 LANGUAGE_CELL_ID = f"bertedu-{LANG}-language"
 LANGUAGE_CELL = """\
 # 中文版：本单元格由 tools/translate.py 生成（英文版没有这一格）：测验、练习反馈、doctor 和图表都改用中文。
 # 学生：这是你的笔记本，请放心在里面作答。（维护者注：本笔记本由 notebooks/{name} 和
 # translations/zh/{stem}.yaml 生成；要改课程内容，请改这两个文件。）
-from bertedu.teaching import i18n, viz
+from bertedu import language
+from bertedu.teaching import viz
 
-i18n.set_language("zh")
+language.set_language("zh")
 viz.use_cjk_fallback()  # 图表中的中文用一种有中文字形的字体画出"""
-UNTRANSLATED_NOTE = "> （本段尚未翻译，下面是英文原文。）"
-ENGLISH_LINK_NOTE = "（英文版）"
+UNTRANSLATED_NOTE = t("edition_untranslated", LANG)
+ENGLISH_LINK_NOTE = t("edition_english_link", LANG)
 HEADER = """\
 # Simplified Chinese translation of notebooks/{name}: one entry per Markdown cell, by cell id.
 # Translate `zh` only. `en` and `hash` record the English that `zh` translates; tools/translate.py writes them

@@ -89,7 +89,6 @@ class BertEncoder(nn.Module):
     def __init__(self, config: BertConfig):
         super().__init__()
         self.layer = nn.ModuleList([self.layer_class(config) for _ in range(config.num_hidden_layers)])
-        self.LayerNorm = None  # no LayerNorm after the last layer: each post-LN layer ends with one already
 
     def forward(
         self,

@@ -41,6 +41,18 @@ from typing import Any
 import torch
 
 from bertedu.core.losses import IGNORE_INDEX  # label value that F.cross_entropy(ignore_index=-100) skips
+from bertedu.core.validation import Interval
+
+#: The masking settings' ranges, defined once: mask_tokens, the pretraining collator
+#: (bertedu.training.data.PretrainingCollator), PretrainingConfig and the command line all check these. Each is a
+#: share in [0, 1]: mlm_probability = 0 still masks one token per sequence (``ensure_one_masked``), 1 every one;
+#: the two replacement shares add up to at most 1 (:func:`check_masking`).
+MASKING_RANGES: dict[str, Interval] = {
+    "mlm_probability": Interval(0, 1, what="a probability", example="0.15"),
+    "mask_replace_prob": Interval(0, 1, what="a probability", example="0.8"),
+    "random_replace_prob": Interval(0, 1, what="a probability", example="0.1"),
+}
+SELECTIONS = ("bernoulli", "exact")
 
 
 @dataclass
@@ -237,7 +249,7 @@ def _checked_setup(input_ids, opt: MaskingOptions):
             f"{type(input_ids).__name__} {getattr(input_ids, 'dtype', '')} "
             f"{tuple(getattr(input_ids, 'shape', ()))}; use torch.tensor(ids, dtype=torch.long)."
         )
-    check_probabilities(opt.mlm_probability, opt.mask_replace_prob, opt.random_replace_prob, opt.selection)
+    check_masking(opt.mlm_probability, opt.mask_replace_prob, opt.random_replace_prob, opt.selection)
     if opt.generator is not None and not isinstance(opt.generator, torch.Generator):
         raise ValueError(
             f"generator must be a torch.Generator or None (the global random state), got "
@@ -263,25 +275,31 @@ def _checked_setup(input_ids, opt: MaskingOptions):
     return mask_token_id, special, replacements, word_ids
 
 
-def check_probabilities(
+def check_masking(
     mlm_probability, mask_replace_prob, random_replace_prob, selection: str = "bernoulli"
 ) -> None:
-    """Raise a ValueError naming the bad masking parameter (shared with ``bertedu.training.data``'s collator and
-    ``bertedu.training.pretrain.PretrainingConfig``)."""
-    for name, p in [
-        ("mlm_probability", mlm_probability),
-        ("mask_replace_prob", mask_replace_prob),
-        ("random_replace_prob", random_replace_prob),
-    ]:
-        if not isinstance(p, (int, float)) or isinstance(p, bool) or not 0.0 <= p <= 1.0:
-            raise ValueError(f"{name} must be a probability between 0 and 1, got {p!r}.")
+    """Raise a ValueError naming the bad masking setting: each in its range of :data:`MASKING_RANGES`, the two
+    replacement shares adding up to at most 1, a known ``selection``. The one check of the masking settings
+    (``mask_tokens``, the pretraining collator and ``PretrainingConfig`` call it)."""
+    values = dict(
+        mlm_probability=mlm_probability,
+        mask_replace_prob=mask_replace_prob,
+        random_replace_prob=random_replace_prob,
+    )
+    for name, value in values.items():
+        MASKING_RANGES[name].check(name, value)
+    check_replacement_shares(mask_replace_prob, random_replace_prob)
+    if selection not in SELECTIONS:
+        raise ValueError(f'selection must be "bernoulli" or "exact", got {selection!r}.')
+
+
+def check_replacement_shares(mask_replace_prob: float, random_replace_prob: float) -> None:
+    """The shares of the selected tokens replaced by [MASK] and by a random token leave a share >= 0 unchanged."""
     if mask_replace_prob + random_replace_prob > 1.0 + 1e-12:
         raise ValueError(
             f"mask_replace_prob + random_replace_prob = {mask_replace_prob + random_replace_prob} "
             "exceeds 1; the rest (1 - both) is the share left unchanged. BERT uses 0.8 and 0.1."
         )
-    if selection not in ("bernoulli", "exact"):
-        raise ValueError(f'selection must be "bernoulli" or "exact", got {selection!r}.')
 
 
 _REPLACEMENT_CACHE: dict[tuple[int, tuple[int, ...]], torch.Tensor] = {}

@@ -2,7 +2,10 @@
 
 Two kinds of check:
 
-- settings (``require_int``, ``require_number``, ``require_probability``): plain Python values of a config;
+- settings (``require_int``, :class:`Interval` with ``require_number`` and ``require_probability``): plain Python
+  values of a config. A setting's range is an :class:`Interval` defined once, beside the code that uses the
+  setting (``bertedu.core.masking.MASKING_RANGES``, :data:`DROPOUT`), and every door that takes the setting (a
+  config, the command line, a collator) checks that same object;
 - tensors a model receives (``check_inputs``, ``check_labels``): shapes and dtypes always, *values*
   (ids inside the vocabulary, a 0/1 mask) only for tensors on the CPU. Reading a value back from a GPU
   forces the host to wait for the device on every forward; on the CPU it costs nothing noticeable, and
@@ -16,6 +19,7 @@ Used by ``bertedu.core.config``, ``bertedu.core.model`` and the training loops; 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
 import torch
@@ -51,6 +55,45 @@ def require_int(
         raise ValueError(f"{name} must be {what}{also}{why}, got {value!r}.")
 
 
+@dataclass(frozen=True)
+class Interval:
+    """The range of a number setting, written once and checked by every door that takes the setting.
+
+    ``low .. high`` with each end open or closed (``[0, 1)`` is ``Interval(0, 1, high_inclusive=False)``);
+    ``what`` names the kind of number in messages ("a probability"), ``example`` a value that works.
+    """
+
+    low: float = 0.0
+    high: float = math.inf
+    low_inclusive: bool = True
+    high_inclusive: bool = True
+    what: str = "a number"
+    example: str = ""
+
+    def __contains__(self, value: Any) -> bool:
+        """A finite real number (not a bool) inside the interval (NaN is in no interval)."""
+        if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value):
+            return False
+        above = value >= self.low if self.low_inclusive else value > self.low
+        below = value <= self.high if self.high_inclusive else value < self.high
+        return above and below
+
+    def __str__(self) -> str:
+        left, right = "[" if self.low_inclusive else "(", "]" if self.high_inclusive else ")"
+        return f"{left}{self.low:g}, {self.high:g}{right}"
+
+    def check(self, name: str, value: Any) -> None:
+        """Raise a ``ValueError`` naming ``name`` unless ``value`` is in the interval."""
+        if value not in self:
+            hint = f" (e.g. {self.example})" if self.example else ""
+            raise ValueError(f"{name} must be {self.what} in {self}{hint}, got {value!r}.")
+
+
+#: Dropout: a probability of zeroing a value, below 1 (at 1 nothing would pass). BertConfig and the training
+#: recipes check it; the command line's --dropout parses with it.
+DROPOUT = Interval(0, 1, high_inclusive=False, what="a probability")
+
+
 def require_number(
     name: str,
     value: Any,
@@ -62,27 +105,12 @@ def require_number(
     example: str = "",
 ) -> None:
     """``value`` must be a finite real number in the interval ``low .. high`` (bounds as flagged)."""
-    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-    if ok:
-        ok = (value >= low if low_inclusive else value > low) and (
-            value <= high if high_inclusive else value < high
-        )
-    if not ok:
-        left, right = "[" if low_inclusive else "(", "]" if high_inclusive else ")"
-        hint = f" (e.g. {example})" if example else ""
-        raise ValueError(f"{name} must be a number in {left}{low:g}, {high:g}{right}{hint}, got {value!r}.")
+    Interval(low, high, low_inclusive, high_inclusive, example=example).check(name, value)
 
 
 def require_probability(name: str, value: Any, *, allow_one: bool = False) -> None:
     """``value`` must be a probability in ``[0, 1)`` (or ``[0, 1]`` with ``allow_one``)."""
-    ok = (
-        isinstance(value, (int, float))
-        and not isinstance(value, bool)
-        and 0 <= value
-        and (value <= 1 if allow_one else value < 1)
-    )
-    if not ok:  # NaN fails every comparison, so it lands here too
-        raise ValueError(f"{name} must be a probability in [0, 1{']' if allow_one else ')'}, got {value!r}.")
+    Interval(0, 1, high_inclusive=allow_one, what="a probability").check(name, value)
 
 
 # ----------------------------------------------------------------------------------------------------------

@@ -59,7 +59,7 @@ from bertedu.course.baselines import (
 from bertedu.course.pretraining import course_seed
 from bertedu.course.stats import direction as stats_direction
 from bertedu.course.stats import item_noise, mean_and_se
-from bertedu.teaching.i18n import msg, translatable, translate
+from bertedu.language import msg, translatable, translate
 from bertedu.training.checkpoint import is_checkpoint, load_checkpoint
 from bertedu.training.data import read_corpus
 from bertedu.training.evalsets import load_masked_word_items, load_nsp_items

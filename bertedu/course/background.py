@@ -31,7 +31,7 @@ import torch
 from tqdm.auto import tqdm
 
 from bertedu.files import atomic_write
-from bertedu.teaching.i18n import msg, translatable, translate
+from bertedu.language import msg, translatable, translate
 from bertedu.utils import data_dir, runs_dir, seed_offset
 
 logger = logging.getLogger(__name__)

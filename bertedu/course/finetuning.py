@@ -31,7 +31,7 @@ from bertedu.course.baselines import (
     stem,
 )
 from bertedu.course.pretraining import course_config, course_seed
-from bertedu.teaching.i18n import msg
+from bertedu.language import msg
 from bertedu.training.data import read_corpus
 from bertedu.training.finetune import FineTuneConfig, FineTuneResult, build_task_model, evaluate, fine_tune
 from bertedu.training.finetune_data import (

@@ -17,7 +17,7 @@ from typing import Any
 from bertedu.core.model import BertForPreTraining
 from bertedu.core.tokenizer import BertTokenizer, train_tokenizer
 from bertedu.files import directory_lock
-from bertedu.teaching.i18n import msg
+from bertedu.language import msg
 from bertedu.training.checkpoint import (
     CHECKPOINT_FILES,
     NotWritableError,

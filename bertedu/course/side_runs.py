@@ -16,9 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import torch
-from tqdm.auto import tqdm
 
-from bertedu.core.losses import IGNORE_INDEX
 from bertedu.core.minilm import MINILM_PACKAGE
 from bertedu.core.model import BertForPreTraining
 from bertedu.core.tokenizer import BertTokenizer, train_tokenizer
@@ -26,7 +24,7 @@ from bertedu.course.background import BackgroundRuns, RunRegistry
 from bertedu.course.finetuning import dev_search, learning_curve, run_minilm
 from bertedu.course.minibert import MiniBert, train_minibert
 from bertedu.course.pretraining import course_config, course_seed, course_tokenizer, load_course_model
-from bertedu.teaching.i18n import msg, translatable
+from bertedu.language import translatable
 from bertedu.training.data import read_corpus
 from bertedu.training.finetune import MAIN_METRIC, evaluate
 from bertedu.training.finetune_data import (
@@ -42,14 +40,9 @@ from bertedu.training.finetune_data import (
 from bertedu.training.pretrain import (
     PretrainingConfig,
     PretrainingRun,
-    load_eval_items,
     model_config,
     pretrain,
-    pretraining_batches,
-    recipe_optimizer,
-    train_step,
 )
-from bertedu.training.probes import nsp_accuracy
 from bertedu.utils import cpu_threads, resolve_path
 
 # ----------------------------------------------------------------------------------------------------------
@@ -120,48 +113,16 @@ def no_positions_run(
 
 def nsp_only_run(steps: int = NSP_ONLY_STEPS, *, seed: int = 0, progress: bool = False) -> list[dict]:
     """Notebook 06's test of the hypothesis "NSP learns late because it needs what MLM builds first": the
-    first ``steps`` steps of the course recipe with the MLM loss removed (every MLM label set to -100, so
-    ``L = L_NSP``), everything else as in the full run: the same initial weights, the same batches (masked
-    inputs included), the same optimizer and learning-rate schedule.
+    first ``steps`` steps of the course recipe with the MLM loss removed (``objective="nsp"``: every MLM label
+    -100, so ``L = L_NSP``), everything else as in the full run: the same initial weights, the same batches
+    (masked inputs included), the same optimizer and learning-rate schedule, through :func:`pretrain`'s one step.
 
-    Returns a history in :func:`bertedu.training.pretrain.pretrain`'s format: training records every 10 steps
-    (``nsp_loss``, ``nsp_accuracy``: means over them) and held-out records every 100 steps (``nsp_accuracy``
-    on ``data/nsp_eval.tsv``).
+    Returns its history (:func:`bertedu.training.pretrain.pretrain`'s): training records every 10 steps
+    (``loss``, ``nsp_loss``, ``nsp_accuracy``: means over them; no MLM figures) and held-out records every 100
+    steps (``nsp_accuracy`` on ``data/nsp_eval.tsv``).
     """
-    return _recipe_steps(course_config(seed=seed), steps, mlm=False, progress=progress)
-
-
-def _recipe_steps(config: PretrainingConfig, steps: int, *, mlm: bool, progress: bool = False) -> list[dict]:
-    """The first ``steps`` steps of ``pretrain(config)``, written out with the package's step, with (``mlm``)
-    or without the MLM loss; the history of :func:`nsp_only_run`. With ``mlm=True`` its losses are
-    ``pretrain``'s (a test checks it)."""
-    documents = read_corpus(resolve_path(config.corpus))
-    tokenizer = train_tokenizer(documents, config.vocab_size)
-    _, nsp_items = load_eval_items(config)
-    batches = pretraining_batches(config, documents, tokenizer)
-    history, window = [], []
-    with cpu_threads(1), torch.random.fork_rng(devices=[]):
-        torch.manual_seed(config.seed)  # the initial weights of the full run
-        bert_config = model_config(config, tokenizer.vocab_size)
-        model = BertForPreTraining(bert_config.replace(attn_implementation=config.attn_implementation))
-        optimizer, scheduler = recipe_optimizer(model, config)
-        params = [p for p in model.parameters() if p.requires_grad]
-        for step in tqdm(range(steps), desc=msg("pretraining"), unit="step", disable=not progress):
-            _, batch = next(batches)
-            if not mlm:
-                batch["labels"] = torch.full_like(batch["labels"], IGNORE_INDEX)  # no MLM targets: L = L_NSP
-            stats = train_step(model, batch, optimizer, scheduler, params, config.max_grad_norm, step)
-            window.append((stats.loss, stats.nsp_loss, stats.nsp_correct / stats.nsp_total))
-            if (step + 1) % config.log_every == 0:
-                loss, nsp, acc = (sum(column) / len(window) for column in zip(*window))
-                history.append(
-                    {"step": step + 1, "split": "train", "loss": loss, "nsp_loss": nsp, "nsp_accuracy": acc}
-                )
-                window = []
-            if config.eval_every and (step + 1) % config.eval_every == 0 and nsp_items:
-                scores = nsp_accuracy(model, tokenizer, nsp_items, max_length=config.max_length)
-                history.append({"step": step + 1, "split": "eval", "nsp_accuracy": scores["accuracy"]})
-    return history
+    config = course_config(objective="nsp", mlm_eval_file=None, seed=seed)
+    return pretrain(config, None, progress=progress, stop_after=steps).history
 
 
 # ----------------------------------------------------------------------------------------------------------

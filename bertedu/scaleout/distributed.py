@@ -113,10 +113,10 @@ class DistributedContext:
         """Process 0: the one that writes checkpoints, logs and shows a progress bar."""
         return self.rank == 0
 
-    def wrap(self, model: torch.nn.Module, find_unused_parameters: bool = False) -> torch.nn.Module:
+    def wrap(self, model: torch.nn.Module) -> torch.nn.Module:
         """``model`` moved to this process's device and, with several processes, wrapped in
-        ``DistributedDataParallel`` (which all-reduces the gradients during ``backward``).
-        ``find_unused_parameters``: some weights get no gradient (a run without NSP: the pooler)."""
+        ``DistributedDataParallel`` (which all-reduces the gradients during ``backward``). Every parameter that
+        requires a gradient must get one in each step (freeze the parts an objective does not train)."""
         model.to(self.device)
         if not self.parallel:
             return model
@@ -124,7 +124,6 @@ class DistributedContext:
             model,
             device_ids=[self.device.index] if self.device.type == "cuda" else None,
             forward_sync_buffers=False,  # the model's buffers (position ids) are constants
-            find_unused_parameters=find_unused_parameters,
         )
 
     def check_batch(self, batch_size: int, grad_accum: int) -> None:

@@ -1,2 +1,3 @@
-"""The teaching machinery: the course's language (``i18n``), quizzes, exercises with their checks, attention and
-training plots (``viz``) and ``show`` (the source behind a cell). Used by every notebook; BERT does not depend on it."""
+"""The teaching machinery: quizzes, exercises with their checks, attention and training plots (``viz``) and
+``show`` (the source behind a cell). Used by every notebook; BERT does not depend on it. The course's language is
+on the ground floor, :mod:`bertedu.language`."""

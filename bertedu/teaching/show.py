@@ -5,7 +5,7 @@ wrote, in the library"); the library's version of an exercise's answer is shown 
 attempt (:func:`locked`)::
 
     from bertedu.teaching.show import show
-    show(bertedu.core.attention.scaled_dot_product_attention)   # bertedu/core/attention.py:22
+    show(bertedu.core.attention.scaled_dot_product_attention)   # bertedu/core/attention.py:24
     show(BertSelfAttention.forward)                         # one method
     show(BertEmbeddings)                                    # a whole class
 
@@ -42,7 +42,7 @@ class SourceView:
 
     @property
     def header(self) -> str:
-        """``bertedu/core/attention.py:72 · BertSelfAttention.forward``."""
+        """``bertedu/core/attention.py:105 · BertSelfAttention.forward``."""
         where = f"{self.path}:{self.first_line}" if self.first_line else self.path
         return f"{where} · {self.name}"
 
@@ -167,7 +167,7 @@ def locked(obj: Any) -> NotShownYet | None:
 
 def show(obj: Any) -> None:
     """Display the source of ``obj`` (function, method, class or module), highlighted, under a
-    ``bertedu/core/attention.py:72 · name`` header: in Jupyter as HTML, elsewhere printed as plain text.
+    ``bertedu/core/attention.py:105 · name`` header: in Jupyter as HTML, elsewhere printed as plain text.
     (:func:`source_of` returns the same as a :class:`SourceView`, e.g. to read ``.code``.)
 
     The library's version of what an exercise asks a student to write (``Exercise(answers=...)``) is shown once

@@ -38,7 +38,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from bertedu.core.masking import check_probabilities, mask_tokens
+from bertedu.core.masking import check_masking, mask_tokens
 from bertedu.core.validation import require_int, require_probability
 from bertedu.utils import stable_seed
 
@@ -381,7 +381,7 @@ class PretrainingDataset(torch.utils.data.Dataset):
         seed: int = 0,
     ) -> PretrainingDataset:
         """The dataset of documents tokenized already (``[doc][sentence] -> token ids``, e.g. a shard on disk:
-        :mod:`bertedu.scaleout.shards`), with ``num_pairs`` pairs per epoch; the same items as the constructor
+        :mod:`bertedu.training.shards`), with ``num_pairs`` pairs per epoch; the same items as the constructor
         gives for the same documents as text."""
         dataset = cls.__new__(cls)
         dataset._setup(token_documents, tokenizer, max_length, num_pairs, max_sentences, is_next_prob, seed)
@@ -450,7 +450,7 @@ class PretrainingCollator:
         pad_to_multiple_of: int | None = None,
         generator: torch.Generator | None = None,
     ):
-        check_probabilities(mlm_probability, mask_replace_prob, random_replace_prob, selection)
+        check_masking(mlm_probability, mask_replace_prob, random_replace_prob, selection)
         require_int("pad_to_multiple_of", pad_to_multiple_of, 1, none_ok=True)
         self.tokenizer = tokenizer
         self.mlm_probability = mlm_probability

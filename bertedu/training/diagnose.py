@@ -33,9 +33,9 @@ probability of 0.9 or more on the IsNext pairs). A probe's finding replaces an a
 explains. A model whose output has no ``mlm_loss``/``nsp_loss`` is measured by :func:`record_losses` with the
 course's losses: its NSP loss then rises above the band with ``ignore_index=0``, and the model probe says so.
 
-The report's words are ``str.format`` templates of :func:`bertedu.training.messages.msg`: English, or the course's
-language once :mod:`bertedu.teaching.i18n` is imported (its Chinese: ``bertedu/teaching/i18n/zh_diagnose.py``). A
-finding is worded when ``diagnose`` runs, so set the language before.
+The report's words are ``str.format`` templates of :func:`bertedu.language.msg`, in the course's language (its
+Chinese: ``bertedu/language/zh_diagnose.py``). A finding is worded when ``diagnose`` runs, so set the language
+before.
 
 Introduced in notebook 06; notebook 11 checks the capstone's own BERT with it.
 """
@@ -49,7 +49,7 @@ from dataclasses import dataclass, field
 import torch
 
 from bertedu.core.losses import IGNORE_INDEX, mlm_loss, nsp_loss
-from bertedu.training.messages import msg
+from bertedu.language import msg
 from bertedu.training.optim import TrainingDivergedError, make_optimizer, optimizer_step
 
 LN2 = math.log(2)  # the NSP loss of a coin flip

@@ -51,6 +51,7 @@ from bertedu.core.model import (
 from bertedu.core.tokenizer import BertTokenizer
 from bertedu.core.validation import require_int, require_number
 from bertedu.files import atomic_write_json, write_directory_atomically
+from bertedu.language import msg
 from bertedu.training.finetune_data import (
     SEQUENCE_CLASSIFICATION,
     SPAN_EXTRACTION,
@@ -58,7 +59,6 @@ from bertedu.training.finetune_data import (
     TaskDataset,
     task_shape,
 )
-from bertedu.training.messages import msg
 from bertedu.training.metrics import accuracy, macro_f1, squad_scores, token_accuracy
 from bertedu.training.optim import make_optimizer, optimizer_step, warn_if_fine_tuning_diverged
 from bertedu.utils import cpu_threads

@@ -37,12 +37,13 @@ DIVERGENCE_RATIO = 1.1
 
 def divergence_message(step: int, what: str, out) -> str:
     """Why a pretraining step stopped: ``what`` (the loss, the gradient norm) is not finite at step ``step + 1``;
-    ``out`` has the step's ``mlm_loss`` and ``nsp_loss`` (numbers, tensors or ``None``). For
-    :func:`optimizer_step`: ``lambda what, value: divergence_message(step, what, out)``."""
+    ``out`` has the step's ``mlm_loss`` and ``nsp_loss`` (numbers, tensors or ``None``; a loss whose
+    ``mlm_total``/``nsp_total`` is 0 was not trained and is left out). For :func:`optimizer_step`:
+    ``lambda what, value: divergence_message(step, what, out)``."""
     parts = ", ".join(
         f"{name}={float(getattr(out, name)):.4g}"
         for name in ("mlm_loss", "nsp_loss")
-        if getattr(out, name) is not None
+        if getattr(out, name) is not None and getattr(out, name.replace("_loss", "_total"), None) != 0
     )
     return (
         f"Training diverged at step {step + 1}: the {what} is not finite ({parts}). Stopped before updating "
@@ -81,7 +82,7 @@ def warn_if_diverged(
             f"Training diverged: the loss ended at {last['loss']:.3f}, {last['loss'] / start:.1f} times "
             f"where it started ({where}), so the model is worse than at the start. Try a lower learning rate "
             f"(now {learning_rate:g}; e.g. a tenth of it), a longer warm-up (now {warmup_steps} steps)"
-            f"{clipping}; plot the loss with bertedu.teaching.viz.plot_loss_curves(run.history)."
+            f"{clipping}; plot the loss curves of the run's history to see where it turned."
         ),
         stacklevel=4,
     )

@@ -30,7 +30,7 @@ masked positions (``BertForPreTraining``'s ``mlm_logits_at_labels_only``), the f
 model returned and saved always uses the explicit attention of notebook 01.
 
 Beyond notebook 06 (docs/scaling.md): several processes under ``torchrun``, gradient accumulation and GPUs
-(:mod:`bertedu.scaleout.distributed`), and corpora larger than memory (:mod:`bertedu.scaleout.shards`, a folder as ``corpus``).
+(:mod:`bertedu.scaleout.distributed`), and corpora larger than memory (:mod:`bertedu.training.shards`, a folder as ``corpus``).
 The command line ``python -m bertedu.cli`` is in :mod:`bertedu.cli`; notebook 06's recipe is
 :func:`bertedu.course.course_config`. Introduced in notebook 06.
 """
@@ -60,39 +60,53 @@ from bertedu.core.config import (
     BertConfig,
 )
 from bertedu.core.losses import IGNORE_INDEX, pretraining_loss
-from bertedu.core.masking import check_probabilities
+from bertedu.core.masking import MASKING_RANGES, check_replacement_shares
 from bertedu.core.model import BertForPreTraining
 from bertedu.core.tokenizer import BertTokenizer, train_tokenizer
-from bertedu.core.validation import require_int, require_number, require_probability
+from bertedu.core.validation import DROPOUT, Interval, require_int
+from bertedu.language import msg
 from bertedu.scaleout.distributed import DistributedContext, autocast, processes
-from bertedu.scaleout.shards import ShardedCorpus, is_shard_folder
 from bertedu.training.checkpoint import load_checkpoint, prepare_output, save_checkpoint, set_rng_state
 from bertedu.training.data import PretrainingCollator, PretrainingDataset, bucketed_batches, read_corpus
 from bertedu.training.evalsets import load_masked_word_items, load_nsp_items
-from bertedu.training.messages import msg
 from bertedu.training.optim import divergence_message, make_optimizer, optimizer_step, warn_if_diverged
 from bertedu.training.probes import evaluate_pretraining
+from bertedu.training.shards import ShardedCorpus, is_shard_folder
 from bertedu.utils import cpu_threads, file_sha256, resolve_path
 
 logger = logging.getLogger(__name__)
 
-#: Pretraining objectives: BERT's masked LM, or a left-to-right LM (the "LTR" ablation of notebook 10).
-OBJECTIVES = ("mlm", "ltr")
+#: Pretraining objectives: BERT's masked LM, a left-to-right LM (the "LTR" ablation of notebook 10), or no language
+#: model at all, next-sentence prediction alone (notebook 06's NSP-only run). :func:`objective_batch` applies them.
+OBJECTIVES = ("mlm", "ltr", "nsp")
+#: The ranges of the float settings (the masking shares' are bertedu.core.masking's, dropout's the core's).
+LEARNING_RATE = Interval(0, 1, low_inclusive=False, high_inclusive=False, example="1e-3")
+NON_NEGATIVE = Interval(0)
 
 
 # ----------------------------------------------------------------------------------------------------------
 # The run's settings
 
 
-def _setting(default: Any, help: str, *, flag: str | None = None, low: int | None = None):
+def _setting(
+    default: Any,
+    help: str,
+    *,
+    flag: str | None = None,
+    low: int | None = None,
+    bounds: Interval | None = None,
+):
     """A :class:`PretrainingConfig` field: its ``default``, its ``help`` text, its command-line ``flag`` of
-    ``python -m bertedu.cli`` (:mod:`bertedu.cli` builds its options from these; ``None``: not one) and,
-    for a whole number, its lowest value ``low`` (checked in ``validate``, and by the command line)."""
-    metadata = {"help": help, "flag": flag} | ({} if low is None else {"low": low})
+    ``python -m bertedu.cli`` (:mod:`bertedu.cli` builds its options from these; ``None``: not one) and its range:
+    for a whole number its lowest value ``low``, for a float its :class:`~bertedu.core.validation.Interval`
+    ``bounds``. ``validate`` and the command line check these same definitions."""
+    metadata = {"help": help, "flag": flag}
+    metadata |= {} if low is None else {"low": low}
+    metadata |= {} if bounds is None else {"bounds": bounds}
     return field(default=default, metadata=metadata)
 
 
-@dataclass
+@dataclass(frozen=True)
 class PretrainingConfig:
     """Every setting of a pretraining run (the model's size, the data, the optimizer, evaluation).
 
@@ -104,7 +118,7 @@ class PretrainingConfig:
     corpus: str = _setting(
         "data/simple_sentences.txt",
         "text file: one sentence per line, a blank line between documents, or a folder of tokenized shards "
-        "(python -m bertedu.scaleout.shards) for a corpus larger than memory",
+        "(python -m bertedu.training.shards) for a corpus larger than memory",
         flag="--corpus",
     )
     model_size: str = _setting(
@@ -124,18 +138,25 @@ class PretrainingConfig:
         0.15,
         "share of tokens selected for masked-LM (then 80 % [MASK] / 10 % random / 10 % kept; the paper: 0.15)",
         flag="--mlm-probability",
+        bounds=MASKING_RANGES["mlm_probability"],
     )
-    dropout: float = _setting(0.1, "hidden and attention dropout (the paper: 0.1)", flag="--dropout")
+    dropout: float = _setting(
+        0.1, "hidden and attention dropout (the paper: 0.1)", flag="--dropout", bounds=DROPOUT
+    )
     steps: int = _setting(1000, "optimizer steps (batches)", flag="--steps", low=1)
     batch_size: int = _setting(32, "examples per step", flag="--batch-size", low=1)
     learning_rate: float = _setting(
-        1e-3, "peak learning rate of AdamW, reached after the warm-up", flag="--lr"
+        1e-3, "peak learning rate of AdamW, reached after the warm-up", flag="--lr", bounds=LEARNING_RATE
     )
     warmup_steps: int = _setting(
         100, "linear warm-up steps from 0, then linear decay to 0 at `steps`", flag="--warmup", low=0
     )
-    weight_decay: float = _setting(0.01, "AdamW's decoupled decay (not on biases and LayerNorm weights)")
-    max_grad_norm: float = _setting(1.0, "gradient clipping (global L2 norm); 0 turns clipping off")
+    weight_decay: float = _setting(
+        0.01, "AdamW's decoupled decay (not on biases and LayerNorm weights)", bounds=NON_NEGATIVE
+    )
+    max_grad_norm: float = _setting(
+        1.0, "gradient clipping (global L2 norm); 0 turns clipping off", bounds=NON_NEGATIVE
+    )
     seed: int = _setting(
         0, "random seed: initialisation, dropout, NSP pairs, masks and batch order", flag="--seed", low=0
     )
@@ -175,10 +196,17 @@ class PretrainingConfig:
         flag="--nsp-eval",
     )
     # The ablations of notebook 10 (bertedu.course.ablations): each changes one thing; the defaults are BERT's.
-    objective: str = "mlm"  # "mlm" (masked LM) or "ltr" (left-to-right LM: causal attention, next token)
+    # "mlm" (masked LM), "ltr" (left-to-right LM: causal attention, next token) or "nsp" (NSP alone: notebook 06)
+    objective: str = "mlm"
     next_sentence_prediction: bool = True  # False: the paper's "No NSP" (the same pairs, no NSP loss)
-    mask_replace_prob: float = 0.8  # of the selected tokens, the share replaced by [MASK] ...
-    random_replace_prob: float = 0.1  # ... and by a random token; the rest stay unchanged (80/10/10)
+    mask_replace_prob: float = _setting(  # of the selected tokens, the share replaced by [MASK] ...
+        0.8, "share of the selected tokens replaced by [MASK]", bounds=MASKING_RANGES["mask_replace_prob"]
+    )
+    random_replace_prob: float = _setting(  # ... and by a random token; the rest stay unchanged (80/10/10)
+        0.1,
+        "share of the selected tokens replaced by a random token",
+        bounds=MASKING_RANGES["random_replace_prob"],
+    )
     position_embedding_type: str = "absolute"  # BertConfig's switch: "none" removes position embeddings
     layer_norm_position: str = "post"  # BertConfig's switch: "pre" for pre-LN layers
 
@@ -186,27 +214,15 @@ class PretrainingConfig:
         self.validate()
 
     def validate(self) -> None:
-        """Raise ``ValueError`` naming the first setting that cannot work."""
-        for f in dataclasses.fields(self):  # the whole numbers, each at least its field's `low`
-            if "low" in f.metadata:  # (max_length: [CLS] A [SEP] B [SEP] needs 5)
+        """Raise ``ValueError`` naming the first setting that cannot work: each number against its field's
+        range (``low``, ``bounds``: the definitions the command line and the collator use too)."""
+        for f in dataclasses.fields(self):
+            if "low" in f.metadata:  # a whole number (max_length: [CLS] A [SEP] B [SEP] needs 5)
                 require_int(f.name, getattr(self, f.name), f.metadata["low"], none_ok=f.default is None)
+            elif "bounds" in f.metadata:  # a float in its interval
+                f.metadata["bounds"].check(f.name, getattr(self, f.name))
         if self.model_size not in PRESETS:
             raise ValueError(f"model_size must be one of {list(PRESETS)}, got {self.model_size!r}.")
-        require_number(
-            "learning_rate",
-            self.learning_rate,
-            0,
-            1,
-            low_inclusive=False,
-            high_inclusive=False,
-            example="1e-3",
-        )
-        require_number("weight_decay", self.weight_decay)
-        require_number("max_grad_norm (0 turns clipping off)", self.max_grad_norm)
-        require_probability("mlm_probability", self.mlm_probability)
-        require_probability("dropout", self.dropout)
-        if self.mlm_probability == 0:
-            raise ValueError("mlm_probability must be > 0: with nothing masked there is no MLM task.")
         if self.attn_implementation not in ATTN_IMPLEMENTATIONS:
             raise ValueError(
                 f"attn_implementation must be one of {ATTN_IMPLEMENTATIONS}, got {self.attn_implementation!r}."
@@ -215,7 +231,7 @@ class PretrainingConfig:
 
     def _validate_ablation_switches(self) -> None:
         """The settings of notebook 10's ablations (``ValueError`` with what to change)."""
-        check_probabilities(self.mlm_probability, self.mask_replace_prob, self.random_replace_prob)
+        check_replacement_shares(self.mask_replace_prob, self.random_replace_prob)
         for name, allowed in (
             ("objective", OBJECTIVES),
             ("position_embedding_type", POSITION_EMBEDDING_TYPES),
@@ -224,12 +240,15 @@ class PretrainingConfig:
         ):
             if getattr(self, name) not in allowed or type(getattr(self, name)) is int:
                 raise ValueError(f"{name} must be one of {allowed}, got {getattr(self, name)!r}.")
-        no_nsp_head = not self.next_sentence_prediction and self.nsp_eval_file
-        if (self.objective == "ltr" and self.mlm_eval_file) or no_nsp_head:
+        if self.objective == "nsp" and not self.next_sentence_prediction:
             raise ValueError(
-                "A left-to-right model does not predict [MASK] (set mlm_eval_file=None; notebook 10 scores it "
-                "with bertedu.course.ablations.masked_word_scores), and a run without NSP has no trained NSP head "
-                "(set nsp_eval_file=None)."
+                "objective='nsp' trains next-sentence prediction alone: keep next_sentence_prediction."
+            )
+        no_nsp_head = not self.next_sentence_prediction and self.nsp_eval_file
+        if (self.objective != "mlm" and self.mlm_eval_file) or no_nsp_head:
+            raise ValueError(
+                "A left-to-right or NSP-only model does not predict [MASK] (set mlm_eval_file=None), and a run "
+                "without NSP has no trained NSP head (set nsp_eval_file=None)."
             )
 
     def to_dict(self) -> dict[str, Any]:
@@ -263,9 +282,13 @@ def model_config(config: PretrainingConfig, vocab_size: int) -> BertConfig:
 
 
 def objective_batch(batch: dict[str, torch.Tensor], config: PretrainingConfig) -> dict[str, torch.Tensor]:
-    """The batch the run's objective trains on; BERT's (MLM + NSP) is returned as it is. Notebook 10's ablations:
-    ``objective="ltr"``: the unmasked tokens as input and, as label at position i, the token at i + 1 (-100
-    after the last real token); ``next_sentence_prediction=False``: no NSP label, so no NSP loss."""
+    """The batch the run's objective trains on; BERT's (MLM + NSP) is returned as it is. The one place where the
+    objective changes what a step sees (as :func:`bertedu.core.variants.model_parts` is for the model). Notebook
+    10's ablations: ``objective="ltr"``: the unmasked tokens as input and, as label at position i, the token at
+    i + 1 (-100 after the last real token); ``next_sentence_prediction=False``: no NSP label, so no NSP loss.
+    Notebook 06's ``objective="nsp"``: every MLM label -100 (the same masked inputs), so ``L = L_NSP``."""
+    if config.objective == "nsp":
+        batch = {**batch, "labels": torch.full_like(batch["labels"], IGNORE_INDEX)}  # no MLM targets
     if config.objective == "ltr":
         labels, mask = batch["labels"], batch["attention_mask"]
         input_ids = torch.where(labels != IGNORE_INDEX, labels, batch["input_ids"])  # undo the masking
@@ -275,6 +298,12 @@ def objective_batch(batch: dict[str, torch.Tensor], config: PretrainingConfig) -
     if not config.next_sentence_prediction:
         batch = {k: v for k, v in batch.items() if k != "next_sentence_label"}
     return batch
+
+
+def untrained_parts(model: BertForPreTraining, config: PretrainingConfig) -> list[torch.nn.Module]:
+    """The parts of ``model`` that ``config``'s objective never trains: without NSP, the pooler and the NSP head
+    (no loss reaches them). A run freezes them, so that no step, process or optimizer waits for their gradients."""
+    return [] if config.next_sentence_prediction else [model.bert.pooler, model.cls.seq_relationship]
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -289,7 +318,7 @@ def pretraining_batches(
     start_step: int = 0,
 ) -> Iterator[tuple[int, dict[str, torch.Tensor]]]:
     """The endless ``(step, batch)`` stream a run of ``config`` trains on, from batch ``start_step`` on: NSP pairs
-    of ``corpus`` (the documents of :func:`bertedu.training.data.read_corpus`, or a :class:`bertedu.scaleout.shards.ShardedCorpus`
+    of ``corpus`` (the documents of :func:`bertedu.training.data.read_corpus`, or a :class:`bertedu.training.shards.ShardedCorpus`
     streamed from disk), ``config.max_length`` tokens at most, masked with the config's shares (``mlm_probability``,
     then ``mask_replace_prob`` / ``random_replace_prob``: 80/10/10), in batches of ``config.batch_size`` grouped by
     length (``bucket_batches``). Batch ``step`` is a pure function of ``(config.seed, step)``. Introduced in
@@ -302,7 +331,7 @@ def pretraining_batches(
     )
     size = dict(max_length=config.max_length, max_sentences=config.max_sentences)
     buckets = dict(start_step=start_step, bucket_batches=config.bucket_batches)
-    if isinstance(corpus, ShardedCorpus):  # tokenized shards on disk (bertedu.scaleout.shards), streamed
+    if isinstance(corpus, ShardedCorpus):  # tokenized shards on disk (bertedu.training.shards), streamed
         return corpus.batches(collator, config.batch_size, seed=config.seed, **size, **buckets)
     dataset = PretrainingDataset(corpus, tokenizer, seed=config.seed, **size)
     return bucketed_batches(dataset, collator, config.batch_size, **buckets)
@@ -330,12 +359,12 @@ def _open_corpus(config: PretrainingConfig) -> tuple[list | ShardedCorpus, str]:
 @dataclass
 class StepStats:
     """What one optimizer step measured on its whole batch (all processes, all micro-batches): the losses as
-    the batch's means (``nsp_loss`` is ``None`` without NSP labels), and the right/total counts of the MLM and
-    NSP predictions. Introduced in notebook 06."""
+    the batch's means, and the right/total counts of the MLM and NSP predictions. A step without NSP labels has
+    ``nsp_total == 0`` (and an NSP loss of 0); one without MLM labels ``mlm_total == 0``. Introduced in notebook 06."""
 
     loss: float = 0.0
     mlm_loss: float = 0.0
-    nsp_loss: float | None = None
+    nsp_loss: float = 0.0
     mlm_correct: int = 0
     mlm_total: int = 0
     nsp_correct: int = 0
@@ -348,7 +377,7 @@ class StepStats:
         selected = part["labels"] != IGNORE_INDEX  # (b, T)
         n = int(selected.sum())
         mlm = out.mlm_loss * (n / max(masked, 1))
-        nsp_labels = part.get("next_sentence_label")  # None: a run without NSP (notebook 10)
+        nsp_labels = part.get("next_sentence_label")  # absent: an objective without NSP
         nsp = None if nsp_labels is None else out.nsp_loss * (len(nsp_labels) / rows)
         if nsp_labels is not None and not len(nsp_labels):  # a part without rows: a zero, not the mean's NaN
             nsp = out.seq_relationship_logits.sum() * 0.0
@@ -358,18 +387,19 @@ class StepStats:
         self.mlm_correct += int((out.prediction_logits.argmax(-1) == part["labels"][selected]).sum())
         self.mlm_total += n
         if nsp is not None:
-            self.nsp_loss = (self.nsp_loss or 0.0) + nsp.item()
+            self.nsp_loss += nsp.item()
             self.nsp_correct += int((out.seq_relationship_logits.argmax(-1) == nsp_labels).sum())
             self.nsp_total += len(nsp_labels)
         return loss
 
     def summed(self, ctx: DistributedContext) -> StepStats:
         """These figures added up over the processes (a collective call; one process: unchanged)."""
-        names = [f.name for f in dataclasses.fields(self)]
-        total = ctx.sum_over_processes([getattr(self, name) or 0.0 for name in names])
-        stats = StepStats(*total[:3], *(int(x) for x in total[3:]))
-        stats.nsp_loss = stats.nsp_loss if stats.nsp_total else None
-        return stats
+        total = ctx.sum_over_processes(list(dataclasses.astuple(self)))
+        return StepStats(*total[:3], *(int(x) for x in total[3:]))
+
+    def __add__(self, other: StepStats) -> StepStats:
+        """Two steps' figures added up (a history record sums the steps since the last one)."""
+        return StepStats(*(a + b for a, b in zip(dataclasses.astuple(self), dataclasses.astuple(other))))
 
 
 def recipe_optimizer(model: torch.nn.Module, config: PretrainingConfig):
@@ -528,48 +558,36 @@ class PretrainingRun:
 
 
 class _Window:
-    """Running sums over the steps since the last history record."""
+    """The steps since the last history record: how many, and their :class:`StepStats` added up."""
 
-    def __init__(self) -> None:
-        self.steps = 0
-        self.loss = self.mlm_loss = self.nsp_loss = 0.0
-        self.mlm_correct = self.mlm_total = self.nsp_correct = self.nsp_total = 0
+    def __init__(self, steps: int = 0, sums: StepStats | None = None) -> None:
+        self.steps, self.sums = steps, sums or StepStats()
 
     def add(self, stats: StepStats) -> None:
-        self.steps += 1
-        self.loss += stats.loss
-        self.mlm_loss += stats.mlm_loss
-        self.nsp_loss += stats.nsp_loss or 0.0  # None: a run without NSP (notebook 10)
-        for name in ("mlm_correct", "mlm_total", "nsp_correct", "nsp_total"):
-            setattr(self, name, getattr(self, name) + getattr(stats, name))
+        self.steps, self.sums = self.steps + 1, self.sums + stats
 
     def state(self) -> dict:
         """The running sums (saved in a checkpoint, so a resumed run logs exactly what the full run logs)."""
-        return dict(vars(self))
+        return {"steps": self.steps, **dataclasses.asdict(self.sums)}
 
     @classmethod
     def from_state(cls, state: dict | None) -> _Window:
-        window = cls()
-        for key, value in (state or {}).items():
-            if hasattr(window, key):
-                setattr(window, key, value)
-        return window
+        state = dict(state or {})
+        known = {f.name for f in dataclasses.fields(StepStats)}
+        sums = StepStats(**{k: v for k, v in state.items() if k in known and v is not None})
+        return cls(state.get("steps", 0), sums)
 
     def record(self, step: int, lr: float) -> dict:
-        n = max(self.steps, 1)
-        record = {
-            "step": step,
-            "split": "train",
-            "loss": self.loss / n,
-            "mlm_loss": self.mlm_loss / n,
-            "nsp_loss": self.nsp_loss / n,
-            "mlm_accuracy": self.mlm_correct / max(self.mlm_total, 1),
-            "nsp_accuracy": self.nsp_correct / max(self.nsp_total, 1),
-            "lr": lr,
-        }
-        if not self.nsp_total and self.steps:  # trained without NSP: no NSP figures to report
-            del record["nsp_loss"], record["nsp_accuracy"]
-        return record
+        """The history record of these steps: their mean losses and accuracies (only the objectives trained:
+        a run without NSP has no NSP figures, one without MLM no MLM figures)."""
+        n, s = max(self.steps, 1), self.sums
+        mlm, nsp = s.mlm_total or not self.steps, s.nsp_total or not self.steps  # which objectives trained
+        record = {"step": step, "split": "train", "loss": s.loss / n}
+        record |= {"mlm_loss": s.mlm_loss / n} if mlm else {}
+        record |= {"nsp_loss": s.nsp_loss / n} if nsp else {}
+        record |= {"mlm_accuracy": s.mlm_correct / max(s.mlm_total, 1)} if mlm else {}
+        record |= {"nsp_accuracy": s.nsp_correct / max(s.nsp_total, 1)} if nsp else {}
+        return record | {"lr": lr}
 
 
 def load_eval_items(config: PretrainingConfig) -> tuple[list, list]:
@@ -656,6 +674,8 @@ class _Training:
         )
 
     def result(self, metrics: dict, seconds: float = 0.0) -> PretrainingRun:
+        for part in untrained_parts(self.model, self.config):  # the model handed over trains like any other
+            part.requires_grad_(True)
         return PretrainingRun(
             model=_teaching_model(self.model),
             tokenizer=self.tokenizer,
@@ -699,9 +719,8 @@ def pretrain(
     the gradient norm stops being finite, ``bertedu.files.SaveError`` naming the cause (disk full, ...) if a
     checkpoint cannot be written.
     """
-    if not isinstance(config, PretrainingConfig):
+    if not isinstance(config, PretrainingConfig):  # a PretrainingConfig is checked when it is made (frozen)
         raise ValueError(f"config must be a PretrainingConfig, got {type(config).__name__}.")
-    config.validate()
     require_int("stop_after", stop_after, none_ok=True)
     output_dir = Path(output_dir) if output_dir is not None else None
     if resume and output_dir is None:
@@ -809,8 +828,14 @@ def _start(ctx, config, output_dir, corpus, corpus_sha256, checkpoint) -> _Train
     torch.manual_seed(config.seed)  # the initial weights depend on the seed only
     bert_config = model_config(config, tokenizer.vocab_size)
     model = BertForPreTraining(bert_config.replace(attn_implementation=config.attn_implementation))
-    trainer = ctx.wrap(model, find_unused_parameters=not config.next_sentence_prediction)  # DDP if several
-    optimizer, scheduler = recipe_optimizer(model, config)
+    optimizer, scheduler = recipe_optimizer(
+        model, config
+    )  # every parameter: the same layout in each checkpoint
+    for part in untrained_parts(
+        model, config
+    ):  # a frozen part gets no gradient: AdamW and DDP leave it alone
+        part.requires_grad_(False)
+    trainer = ctx.wrap(model)  # DDP if several processes
     run = _Training(ctx, config, output_dir, model, trainer, tokenizer, optimizer, scheduler, corpus_sha256)
     if checkpoint is not None:
         model.load_state_dict(checkpoint.model.state_dict())

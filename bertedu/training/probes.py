@@ -112,7 +112,7 @@ def _answer_ids(tokenizer, item: MaskedWordItem) -> list[int]:
             raise ValueError(
                 f"The answer {answer!r} of {item.sentence!r} is {pieces} for this tokenizer, not one whole-word "
                 "token, so no single prediction can match it. Use a vocabulary that keeps every word whole "
-                "(bertedu.course.course_tokenizer) or change the item."
+                "(bertedu.core.tokenizer.train_tokenizer with vocab_size=None) or change the item."
             )
         ids.append(tokenizer.convert_tokens_to_ids(pieces[0]))
     return ids

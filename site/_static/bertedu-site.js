@@ -14,7 +14,7 @@ import { ProgressStore } from "../../quiz/progress.js";
 
 const SITE = new URL("../../", import.meta.url);
 const DATA = new URL("quiz/data/", SITE);
-const pageLang = document.documentElement.lang.startsWith("zh") ? "zh" : "en";
+const pageLang = document.documentElement.lang.split("-")[0]; // "zh-CN" -> "zh": the course's language codes
 const cache = new Map();
 
 function fetchJson(url) {
@@ -43,7 +43,7 @@ async function fillQuiz(root, store, ui) {
   const kind = root.dataset.kind;
   const lang = root.dataset.lang || pageLang;
   const opts = { lang, ui, store, typeset };
-  root.lang = lang === "zh" ? "zh-CN" : "en";
+  root.lang = ui.html_lang[lang];
   root.replaceChildren();
   if (kind === "progress") {
     renderProgress(root, await allBanks(), opts);
@@ -79,10 +79,12 @@ async function fillQuiz(root, store, ui) {
 
 async function mountMiniBertPanel(root) {
   const { mountMiniBert } = await import(new URL("minibert/page.js", SITE).href);
+  const uiData = await fetchJson(new URL("ui.json", DATA).href);
   window.minibert = await mountMiniBert(root, {
     ortUrl: new URL("vendor/onnxruntime-web/ort.wasm.min.mjs", SITE).href,
     modelUrl: new URL("minibert/model/", SITE).href,
     lang: pageLang,
+    words: uiData.ui,
   });
 }
 

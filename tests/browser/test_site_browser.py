@@ -28,9 +28,9 @@ import build_site  # noqa: E402
 from lab_server import CHROMIUM_ARGS  # noqa: E402
 from static_site import serve, watch  # noqa: E402
 
+from bertedu.language import t  # noqa: E402
 from bertedu.teaching.quiz.banks import load_bank  # noqa: E402
 from bertedu.teaching.quiz.core import correct_answer, grade  # noqa: E402
-from bertedu.teaching.quiz.i18n import t  # noqa: E402
 
 pytestmark = [pytest.mark.browser, pytest.mark.integration, pytest.mark.slow]  # Chromium, Sphinx, a server
 

@@ -18,6 +18,7 @@ import torch
 ROOT = Path(__file__).resolve().parents[2]
 
 pytest.importorskip("onnxruntime", reason="onnxruntime is not installed (pip install onnxruntime)")
+import export_banks  # noqa: E402
 import export_onnx  # noqa: E402
 import vendor_web  # noqa: E402
 from lab_server import CHROMIUM_ARGS  # noqa: E402
@@ -57,6 +58,7 @@ def site(tmp_path_factory):
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(f, target)
     assert export_onnx.main(["--random", "--out", str(page / "model")]) == 0
+    export_banks.export(root / "quiz" / "data")  # ui.json: the page's words
     with serve(root) as url:
         yield url
 

@@ -21,9 +21,9 @@ import export_banks  # noqa: E402
 from lab_server import CHROMIUM_ARGS  # noqa: E402
 from static_site import serve, watch  # noqa: E402
 
+from bertedu.language import t  # noqa: E402
 from bertedu.teaching.quiz.banks import load_bank  # noqa: E402
 from bertedu.teaching.quiz.core import correct_answer, grade  # noqa: E402
-from bertedu.teaching.quiz.i18n import t  # noqa: E402
 from bertedu.teaching.quiz.render import markdown_to_html  # noqa: E402
 from bertedu.teaching.quiz.report import class_report, read_exports  # noqa: E402
 

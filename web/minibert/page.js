@@ -3,34 +3,19 @@
 //
 //   import { mountMiniBert } from "./page.js";
 //   mountMiniBert(document.getElementById("minibert"), { ortUrl: "../vendor/onnxruntime-web/ort.wasm.min.mjs",
-//                                                        modelUrl: "model/", lang: "en" });
+//                                                        modelUrl: "model/", lang: "en", words: ui });
 
 import { MiniBert } from "./model.js";
 
-const WORDS = {
-  title: { en: "The course's mini-BERT, in your browser", zh: "课程的迷你 BERT，在浏览器中运行" },
-  intro: {
-    en: "Notebook 06's model ({layers} layers, {heads} heads, {words} words), trained on simple sentences. Type a sentence with [MASK] where a word is missing.",
-    zh: "笔记本 06 的模型（{layers} 层，{heads} 个注意力头，{words} 个词元的词表），在简单句子上训练。输入一个句子，用 [MASK] 代替缺失的词。",
-  },
-  sentence: { en: "Sentence", zh: "句子" },
-  predict: { en: "Predict", zh: "预测" },
-  loading: { en: "Loading the model…", zh: "正在加载模型……" },
-  ready: { en: "Model ready.", zh: "模型已就绪。" },
-  tokens: { en: "Tokens", zh: "词元" },
-  top5: { en: "Top 5 for [MASK] at position {position}", zh: "位置 {position} 上 [MASK] 的前 5 个预测" },
-  word: { en: "word", zh: "词" },
-  probability: { en: "probability", zh: "概率" },
-  attention: { en: "Attention maps (rows: the token that looks; columns: the token it looks at)", zh: "注意力图（行：发出注意的词元；列：被注意的词元）" },
-  layerHead: { en: "layer {layer}, head {head}", zh: "层 {layer}，注意力头 {head}" },
-  noMask: { en: "Put [MASK] (in capitals, with the brackets) where a word is missing.", zh: "请在缺词的位置写 [MASK]（大写，带方括号）。" },
-  truncated: { en: "The sentence was cut to the model's {n} tokens.", zh: "句子被截断为模型的 {n} 个词元。" },
-  failed: { en: "The model could not run: {error}", zh: "模型无法运行：{error}" },
-};
-
-function say(key, lang, fields = {}) {
-  const text = WORDS[key][lang] || WORDS[key].en;
-  return text.replace(/\{(\w+)\}/g, (m, name) => (name in fields ? String(fields[name]) : m));
+// The panel's words are the minibert_* entries of the course's one table of UI words (bertedu/language/words.py),
+// which tools/export_banks.py writes to ui.json: mountMiniBert takes that table (ui.json's "ui") as `words`.
+function sayer(words) {
+  return (key, lang, fields = {}) => {
+    const entry = words[`minibert_${key}`];
+    if (!entry) throw new RangeError(`No UI word named 'minibert_${key}'.`);
+    const text = entry[lang] || entry.en;
+    return text.replace(/\{(\w+)\}/g, (m, name) => (name in fields ? String(fields[name]) : m));
+  };
 }
 
 function el(tag, attrs = {}, ...children) {
@@ -73,7 +58,7 @@ export function heatmap(weights, tokens, caption) {
   return el("figure", { class: "minibert-map" }, canvas, el("figcaption", {}, caption));
 }
 
-function resultNode(result, lang, maxLength, truncated) {
+function resultNode(result, lang, maxLength, truncated, say) {
   const box = el("div", { class: "minibert-result" });
   box.append(el("p", { class: "minibert-tokens" }, el("strong", {}, `${say("tokens", lang)}: `), result.tokens.join(" ")));
   if (truncated) box.append(el("p", { class: "minibert-note" }, say("truncated", lang, { n: maxLength })));
@@ -100,8 +85,11 @@ function resultNode(result, lang, maxLength, truncated) {
 /**
  * Build the panel in `root`, load onnxruntime-web from `ortUrl` and the exported model from `modelUrl`. Resolves to
  * {model, run(text)} once the model is ready; `run` shows the prediction for a sentence (as the button does).
+ * `words`: the table of UI words, ui.json's "ui" (tools/export_banks.py).
  */
-export async function mountMiniBert(root, { ortUrl, modelUrl = "model/", lang = "en", example = "the black cat drinks [MASK]" }) {
+export async function mountMiniBert(root, { ortUrl, modelUrl = "model/", lang = "en", words, example = "the black cat drinks [MASK]" }) {
+  if (!words) throw new TypeError('mountMiniBert needs words: the "ui" table of ui.json (tools/export_banks.py)');
+  const say = sayer(words);
   const input = el("input", { id: "minibert-input", type: "text", value: example, size: "48", autocomplete: "off", spellcheck: "false" });
   const button = el("button", { type: "button", class: "minibert-predict", disabled: true }, say("predict", lang));
   const status = el("p", { class: "minibert-status", "aria-live": "polite" }, say("loading", lang));
@@ -136,7 +124,7 @@ export async function mountMiniBert(root, { ortUrl, modelUrl = "model/", lang = 
       return null;
     }
     const result = await model.predict(text);
-    output.replaceChildren(resultNode(result, lang, maxLength, tokens.length + 2 > maxLength));
+    output.replaceChildren(resultNode(result, lang, maxLength, tokens.length + 2 > maxLength, say));
     status.textContent = say("ready", lang);
     return result;
   };

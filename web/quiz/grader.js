@@ -13,7 +13,7 @@
 // An empty answer is not graded (answered: false). An answer of the wrong shape throws a RangeError.
 //
 // Texts (verdicts, feedback lines, solutions) need the quiz's UI strings, exported from
-// bertedu/teaching/quiz/i18n.py by tools/export_banks.py: resultLines(result, question, lang, ui) gives the lines
+// bertedu/language/words.py by tools/export_banks.py: resultLines(result, question, lang, ui) gives the lines
 // Python's str(Result) gives. web/quiz/grading_cases.json is run through this file and through the Python grader
 // (tests/test_web_quiz.py, web/quiz/grader.test.mjs): both must give every expected verdict.
 

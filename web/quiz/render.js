@@ -28,8 +28,6 @@ import { ProgressStore } from "./progress.js";
 import { optionOrder, studentId } from "./shuffle.js";
 
 const KIND = { single: "kind_single", multiple: "kind_multiple", fill: "kind_fill" };
-// Words the notebooks' quiz does not show (no entry in bertedu/teaching/quiz/i18n.py's UI yet).
-const PAGE_WORDS = { export: { en: "Export my progress (.json)", zh: "导出我的进度（.json）" } };
 let uid = 0;
 
 function el(tag, attrs = {}, ...children) {
@@ -195,7 +193,7 @@ export function renderQuestion(root, question, opts) {
   };
   const node = el(
     "section",
-    { class: `bertedu-question bertedu-${question.type}`, "data-question": question.id, lang: lang === "zh" ? "zh-CN" : "en" },
+    { class: `bertedu-question bertedu-${question.type}`, "data-question": question.id, lang: t(ui, "html_lang", lang), "data-upright-emphasis": Boolean(t(ui, "emphasis_style", lang)) },
     el("p", { class: "bertedu-kind" }, t(ui, KIND[question.type], lang)),
     md(question.prompt, lang, "div", "bertedu-prompt"),
     inputs.node,
@@ -249,7 +247,7 @@ export function renderDeck(root, cards, opts) {
   const button = (key, cls, action) => el("button", { type: "button", class: cls, onclick: action }, t(ui, key, lang));
   const node = el(
     "section",
-    { class: "bertedu-flashcards", lang: lang === "zh" ? "zh-CN" : "en" },
+    { class: "bertedu-flashcards", lang: t(ui, "html_lang", lang), "data-upright-emphasis": Boolean(t(ui, "emphasis_style", lang)) },
     el("h3", {}, opts.deckTitle ? t(ui, "deck_title", lang, { title: opts.deckTitle }) : t(ui, "flashcards_title", lang)),
     position,
     face,
@@ -293,7 +291,7 @@ export function renderProgress(root, banks, opts) {
     document.body.append(link);
     link.click();
     link.remove();
-  } }, pick(PAGE_WORDS.export, lang));
+  } }, t(ui, "quiz_export", lang));
   const node = el("section", { class: "bertedu-progress-view" }, el("h3", {}, t(ui, "progress_title", lang)), table, exportButton);
   if (store.problem) node.append(el("p", { class: "bertedu-problem" }, `${t(ui, "progress_problem", lang)} ${store.problem}`));
   root.append(node);
@@ -317,7 +315,8 @@ export async function mountQuizPage(root, { base = "quiz/", notebook = null, lan
   const banks = await Promise.all(entries.map((b) => fetchJson(`${base}${b.file}`)));
   const store = new ProgressStore(storage);
   const remembered = globalThis.localStorage?.getItem?.("bertedu-language");
-  let current = lang || remembered || (document.documentElement.lang?.startsWith("zh") ? "zh" : "en");
+  const pageLang = (document.documentElement.lang || "").split("-")[0];
+  let current = lang || remembered || (uiData.languages.includes(pageLang) ? pageLang : uiData.languages[0]);
   const draw = () => {
     const ui = uiData.ui;
     const opts = { lang: current, ui, store, typeset };
@@ -331,7 +330,7 @@ export async function mountQuizPage(root, { base = "quiz/", notebook = null, lan
           // the choice is then not remembered
         }
         draw();
-      } }, code === "zh" ? "中文" : "EN")));
+      } }, t(uiData.ui, "language_label", code))));
     root.append(switcher);
     for (const bank of banks) {
       const section = el("section", { class: "bertedu-bank", "data-notebook": bank.notebook }, el("h2", {}, pick(bank.title, current)));

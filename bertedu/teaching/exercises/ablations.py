@@ -17,8 +17,8 @@ import dataclasses
 import torch
 
 from bertedu.core.attention import build_causal_mask, scaled_dot_product_attention
+from bertedu.language import listing, msg, translatable, translate
 from bertedu.teaching.exercises.core import Exercise, expects_function
-from bertedu.teaching.i18n import listing, msg, translatable, translate
 from bertedu.training.pretrain import PretrainingConfig
 
 __all__ = ["causal_mask", "check_causal_mask", "check_own_ablation", "own_ablation"]

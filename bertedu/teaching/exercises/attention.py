@@ -16,6 +16,7 @@ import math
 import numpy as np
 import torch
 
+from bertedu.language import msg, translatable
 from bertedu.teaching.exercises.core import (
     Diagnosis,
     Exercise,
@@ -23,7 +24,6 @@ from bertedu.teaching.exercises.core import (
     rounded_decimals,
     rounded_message,
 )
-from bertedu.teaching.i18n import msg, translatable
 
 # ----------------------------------------------------------------------------------------------------------
 # 1. Attention weights of a three-token example

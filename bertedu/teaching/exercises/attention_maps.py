@@ -26,8 +26,8 @@ from collections.abc import Callable
 
 import numpy as np
 
+from bertedu.language import msg, translatable, translate
 from bertedu.teaching.exercises.core import Diagnosis, Exercise, expects_function
-from bertedu.teaching.i18n import msg, translatable, translate
 from bertedu.teaching.viz.stats import head_statistics
 
 # ----------------------------------------------------------------------------------------------------------

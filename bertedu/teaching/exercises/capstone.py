@@ -29,6 +29,7 @@ import torch
 from bertedu.core.attention import build_key_mask
 from bertedu.core.config import BertConfig
 from bertedu.core.encoder import BertLayer
+from bertedu.language import msg, translatable, translate
 from bertedu.teaching.exercises.capstone_base import (
     BATCH_SIZE,
     SEED,
@@ -63,8 +64,8 @@ from bertedu.teaching.exercises.encoder import (
     _pre_ln,
     multi_head_attention,
 )
-from bertedu.teaching.exercises.losses import collate_batch, mlm_head, nsp_sampler
 from bertedu.teaching.exercises.masking import masking_function
+from bertedu.teaching.exercises.mlm_head import mlm_head
 from bertedu.teaching.exercises.nn_checks import (
     build,
     close,
@@ -74,8 +75,8 @@ from bertedu.teaching.exercises.nn_checks import (
     run_checks,
     seeded,
 )
+from bertedu.teaching.exercises.pretraining_inputs import collate_batch, nsp_sampler
 from bertedu.teaching.exercises.tokens import embeddings_layer
-from bertedu.teaching.i18n import msg, translatable, translate
 from bertedu.teaching.viz._core import use_cjk_fallback
 from bertedu.utils import cpu_threads
 

@@ -17,8 +17,8 @@ from torch import nn
 from bertedu.core.config import BertConfig
 from bertedu.core.model import BertForPreTraining
 from bertedu.core.tokenizer import train_tokenizer
+from bertedu.language import listing, msg
 from bertedu.teaching.exercises.nn_checks import ModuleProblem, seeded
-from bertedu.teaching.i18n import listing, msg
 from bertedu.training.data import read_corpus
 from bertedu.training.optim import make_optimizer
 from bertedu.training.pretrain import PretrainingConfig, pretraining_batches

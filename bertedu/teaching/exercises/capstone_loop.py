@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import torch
 
 from bertedu.core.model import BertForPreTraining
+from bertedu.language import msg, translatable, translate
 from bertedu.teaching.exercises.capstone_base import (
     BATCH_SIZE,
     LEARNING_RATE,
@@ -41,7 +42,6 @@ from bertedu.teaching.exercises.capstone_base import (
 from bertedu.teaching.exercises.core import Exercise, as_number, expects_function
 from bertedu.teaching.exercises.nn_checks import ModuleProblem, build, run_checks, seeded
 from bertedu.teaching.exercises.pretraining import loss_number, reference_training_step, step_problem
-from bertedu.teaching.i18n import msg, translatable, translate
 from bertedu.teaching.viz._core import use_cjk_fallback
 from bertedu.training.data import read_corpus
 from bertedu.training.diagnose import diagnose, record_losses, reference_band

@@ -18,9 +18,9 @@ import torch
 from torch import nn
 
 from bertedu.core.minilm import load_minilm
+from bertedu.language import msg, translatable, translate
 from bertedu.teaching.exercises.core import Exercise
 from bertedu.teaching.exercises.nn_checks import ModuleProblem, build, copy_weights, output_tensor, run_checks
-from bertedu.teaching.i18n import msg, translatable, translate
 
 PARITY_ATOL = 1e-5  #: largest allowed difference of a last hidden state (float32 sums in another order)
 

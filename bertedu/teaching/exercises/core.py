@@ -18,8 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from bertedu.language import get_language, msg, translatable, translate, translate_code
 from bertedu.teaching.exercises import library_answers
-from bertedu.teaching.i18n import get_language, msg, translatable, translate, translate_solution
 from bertedu.teaching.quiz.render import inline_html
 
 #: What a notebook's answer cell starts with. ``check(...)`` on it says "not attempted yet".
@@ -29,7 +29,7 @@ Checker = Callable[..., "tuple[bool, str]"]
 
 # Labels are plain text plus symbols that DejaVu Sans draws (no emoji: without an emoji font Chromium shows
 # them as empty boxes). tests/test_exercises_core.py scans every string of bertedu.teaching.exercises for emoji.
-# Every message is English in the code and translated when shown (bertedu.teaching.i18n; Chinese in bertedu/teaching/i18n/zh.py).
+# Every message is English in the code and translated when shown (bertedu.language; Chinese in bertedu/language/zh.py).
 LABEL_CORRECT = translatable("✓ Correct")
 LABEL_NOT_YET = translatable("✗ Not yet")
 LABEL_NOT_ATTEMPTED = translatable("○ Not attempted yet")
@@ -296,8 +296,8 @@ class Exercise:
     hints:
         Hints shown one at a time by :meth:`hint`.
     solution_code:
-        The reference solution, as the code a student would type. Its translations (comments only) are in
-        the ``SOLUTIONS`` of the ``bertedu/teaching/i18n/zh_*.py`` catalogs, keyed by ``name``.
+        The reference solution, as the code a student would type. :meth:`solution` shows it with its comments
+        translated (:func:`bertedu.language.translate_code`: each comment is a message of the catalogs).
     points:
         What the exercise is worth in the nbgrader course (``make assignments``).
     expected:
@@ -414,6 +414,6 @@ class Exercise:
                     name=self.name,
                 )
             )
-        solution = translate_solution(self.name, self.solution_code)  # keyed by exercise name
+        solution = translate_code(self.solution_code)  # the English code, its comments translated
         code = textwrap.dedent(solution).strip("\n")  # a method's solution keeps its shape
         return _Markdown(f"{msg('**Solution:**')}\n\n```python\n{code}\n```")

@@ -29,6 +29,7 @@ from bertedu.core.attention import BertSelfAttention, build_key_mask
 from bertedu.core.config import BertConfig
 from bertedu.core.encoder import BertLayer
 from bertedu.core.model import parameter_breakdown
+from bertedu.language import msg, translatable, translate
 from bertedu.teaching.exercises.core import Diagnosis, Exercise, expects_function
 from bertedu.teaching.exercises.nn_checks import (
     build,
@@ -39,17 +40,6 @@ from bertedu.teaching.exercises.nn_checks import (
     run_checks,
     seeded,
 )
-from bertedu.teaching.i18n import msg, translatable, translate
-
-__all__ = [
-    "check_layer_parameters",
-    "check_merge_heads",
-    "check_post_ln_layer",
-    "layer_parameters",
-    "merge_heads",
-    "post_ln_layer",
-]
-
 
 # ------------------------------------------------------------------------------------------------------
 # 1. Parameters of one encoder layer.
@@ -658,4 +648,14 @@ ex.multi_head_attention.check(MultiHeadSelfAttention)
     points=3,
 )
 
-__all__ += ["MHA_CONFIG", "check_multi_head_attention", "multi_head_attention"]
+__all__ = [
+    "check_layer_parameters",
+    "check_merge_heads",
+    "check_post_ln_layer",
+    "layer_parameters",
+    "merge_heads",
+    "post_ln_layer",
+    "MHA_CONFIG",
+    "check_multi_head_attention",
+    "multi_head_attention",
+]

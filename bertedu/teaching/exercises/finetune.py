@@ -10,7 +10,7 @@ In the notebook::
 The plain checkers (``check_align_labels``, ``check_fix_span_loss``, ``check_decode_span``) return
 ``(passed, message)`` and are what the unit tests call. (Notebook 06 has the "dropout left on at evaluation"
 exercise, ``bertedu.teaching.exercises.pretraining``.) Every message is an English template translated when shown
-(``bertedu.teaching.i18n``; the Chinese is in ``bertedu/teaching/i18n/zh_finetune.py``). Introduced in notebook 07.
+(``bertedu.language``; the Chinese is in ``bertedu/language/zh_finetune.py``). Introduced in notebook 07.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ import torch
 import torch.nn.functional as F
 
 from bertedu.core.losses import IGNORE_INDEX
+from bertedu.language import msg, translatable, translate
 from bertedu.teaching.exercises.core import Diagnosis, Exercise, as_number, expects_function
-from bertedu.teaching.i18n import msg, translatable, translate
 from bertedu.training.finetune import best_span
 
 # ----------------------------------------------------------------------------------------------------------

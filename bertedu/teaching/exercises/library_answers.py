@@ -29,7 +29,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from bertedu.teaching.i18n import msg
+from bertedu.language import msg
 
 _EXERCISES: weakref.WeakSet = weakref.WeakSet()  # every Exercise that declares answers
 

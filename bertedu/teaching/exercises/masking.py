@@ -23,8 +23,8 @@ import torch
 
 from bertedu.core.masking import IGNORE_INDEX
 from bertedu.core.tokenizer import SPECIAL_TOKENS, BertTokenizer
+from bertedu.language import listing, msg, translatable
 from bertedu.teaching.exercises.core import Diagnosis, Exercise, as_number, expects_function
-from bertedu.teaching.i18n import listing, msg, translatable
 
 # ----------------------------------------------------------------------------------------------------------
 # 1. Expected counts for N maskable tokens
@@ -427,19 +427,6 @@ def my_mask_tokens(input_ids, tokenizer, generator):
     ),
 )
 
-__all__ = [
-    "expected_counts",
-    "coverage_epochs",
-    "fix_masking",
-    "check_expected_counts",
-    "check_coverage_epochs",
-    "check_fix_masking",
-    "expected_masking_counts",
-    "epochs_for_coverage",
-    "checker_tokenizer",
-    "checker_batch",
-]
-
 
 # ----------------------------------------------------------------------------------------------------------
 # 4. Write the function: BERT's masking, from scratch
@@ -507,4 +494,17 @@ ex.masking_function.check(mask_tokens)
     ),
 )
 
-__all__ += ["check_masking_function", "masking_function"]
+__all__ = [
+    "expected_counts",
+    "coverage_epochs",
+    "fix_masking",
+    "check_expected_counts",
+    "check_coverage_epochs",
+    "check_fix_masking",
+    "expected_masking_counts",
+    "epochs_for_coverage",
+    "checker_tokenizer",
+    "checker_batch",
+    "check_masking_function",
+    "masking_function",
+]

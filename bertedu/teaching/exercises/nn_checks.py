@@ -18,7 +18,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from bertedu.teaching.i18n import listing, msg
+from bertedu.language import listing, msg
 
 
 class ModuleProblem(Exception):

@@ -9,7 +9,7 @@ In the notebook::
 
 The plain checkers (``check_lr_schedule``, ``check_fix_eval_dropout``, ``check_training_step``) return
 ``(passed, message)`` and are what the unit tests call. Every message is an English template translated when
-shown (``bertedu.teaching.i18n``; the Chinese is in ``bertedu/teaching/i18n/zh_pretraining.py``). Introduced in notebook 06.
+shown (``bertedu.language``; the Chinese is in ``bertedu/language/zh_pretraining.py``). Introduced in notebook 06.
 """
 
 from __future__ import annotations
@@ -25,9 +25,9 @@ import torch
 from bertedu.core.config import BertConfig
 from bertedu.core.model import BertForPreTraining
 from bertedu.core.tokenizer import SPECIAL_TOKENS, BertTokenizer, train_tokenizer
+from bertedu.language import msg, translatable, translate
 from bertedu.teaching.exercises.core import Diagnosis, Exercise, as_number, expects_function
 from bertedu.teaching.exercises.nn_checks import ModuleProblem, close, run_checks
-from bertedu.teaching.i18n import msg, translatable, translate
 from bertedu.training.pretrain import (
     PretrainingConfig,
     model_config,

@@ -18,9 +18,9 @@ import torch.nn.functional as F
 from bertedu.core.config import BertConfig
 from bertedu.core.embeddings import BertEmbeddings
 from bertedu.core.tokenizer import WordpieceTokenizer
+from bertedu.language import msg, translatable, translate
 from bertedu.teaching.exercises.core import Diagnosis, Exercise, expects_function
 from bertedu.teaching.exercises.nn_checks import build, close, copy_weights, output_tensor, run_checks, seeded
-from bertedu.teaching.i18n import msg, translatable, translate
 
 # ----------------------------------------------------------------------------------------------------------
 # 1. WordPiece: greedy longest-match-first
@@ -455,19 +455,6 @@ ex.input_embeddings.check(input_embeddings)
     points=1,
 )
 
-__all__ = [
-    "VOCAB",
-    "WORDS",
-    "check_input_embeddings",
-    "check_segment_ids",
-    "check_wordpiece",
-    "input_embeddings",
-    "reference_segment_ids",
-    "reference_wordpiece",
-    "segment_ids",
-    "wordpiece",
-]
-
 
 # ----------------------------------------------------------------------------------------------------------
 # 4. Write the module: the embeddings layer
@@ -618,4 +605,18 @@ ex.embeddings_layer.check(Embeddings)
     points=2,
 )
 
-__all__ += ["EMBEDDINGS_CONFIG", "check_embeddings_layer", "embeddings_layer"]
+__all__ = [
+    "VOCAB",
+    "WORDS",
+    "check_input_embeddings",
+    "check_segment_ids",
+    "check_wordpiece",
+    "input_embeddings",
+    "reference_segment_ids",
+    "reference_wordpiece",
+    "segment_ids",
+    "wordpiece",
+    "EMBEDDINGS_CONFIG",
+    "check_embeddings_layer",
+    "embeddings_layer",
+]

@@ -5,8 +5,8 @@ Introduced in notebook 00.
 
 from __future__ import annotations
 
+from bertedu.language import msg, translatable
 from bertedu.teaching.exercises.core import Exercise, as_number
-from bertedu.teaching.i18n import msg, translatable
 
 MASK_RATE = 0.15
 

@@ -21,6 +21,7 @@ class report with ``python -m bertedu.teaching.quiz.report EXPORTS --out REPORT`
 Introduced in notebook 00.
 """
 
+from bertedu.language import get_language
 from bertedu.teaching.quiz.api import (
     ask,
     export_progress,
@@ -29,6 +30,7 @@ from bertedu.teaching.quiz.api import (
     reset_progress,
     review,
     section,
+    set_language,
 )
 from bertedu.teaching.quiz.banks import (
     Bank,
@@ -40,7 +42,6 @@ from bertedu.teaching.quiz.banks import (
     validate_bank_file,
 )
 from bertedu.teaching.quiz.core import Result, grade
-from bertedu.teaching.quiz.i18n import get_language, set_language
 from bertedu.teaching.quiz.store import ProgressError
 
 __all__ = [

@@ -10,13 +10,25 @@ import random
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from bertedu.language import LANGUAGES, get_language
+from bertedu.language import set_language as _set_course_language
+from bertedu.language.words import DECK_TITLES
 from bertedu.teaching.quiz.banks import PAPER_PARTS, Bank, Question, bank_names, load_all, load_bank
 from bertedu.teaching.quiz.flashcards import FlashcardDeck
-from bertedu.teaching.quiz.i18n import DECK_TITLES, LANGUAGES
 from bertedu.teaching.quiz.progress_view import ProgressSummary, ResetConfirmation
 from bertedu.teaching.quiz.shuffle import student_id
 from bertedu.teaching.quiz.store import get_store
 from bertedu.teaching.quiz.widgets import QuestionWidget, QuizSection, question_widget
+
+
+def set_language(lang: str | None) -> str:
+    """Switch the course, every quiz widget included (live ones too), to ``lang`` (``"en"`` or ``"zh"``).
+
+    :func:`bertedu.language.set_language`, returning the language now in use. ``None`` forgets the choice and
+    falls back to ``$BERTEDU_LANG`` / English.
+    """
+    _set_course_language(lang)
+    return get_language()
 
 
 def _find(notebook: str, ids: Sequence[str]) -> list[Question]:
@@ -46,7 +58,7 @@ def _fresh_store() -> None:
 def deck_title(deck: str, banks: Iterable[Bank] | None = None) -> dict[str, str]:
     """A readable ``{en, zh}`` name for a flashcard deck, never its id.
 
-    The paper's decks have names in :data:`bertedu.teaching.quiz.i18n.DECK_TITLES` ("Paper part A · Motivation");
+    The paper's decks have names in :data:`bertedu.language.words.DECK_TITLES` ("Paper part A · Motivation");
     a deck that belongs to one bank takes that bank's title ("Masking strategy").
     """
     if deck in DECK_TITLES:

@@ -37,7 +37,7 @@ from typing import Any
 
 import yaml
 
-from bertedu.teaching.quiz.i18n import LANGUAGES
+from bertedu.language import DEFAULT_LANGUAGE, HAN, HAN_LANGUAGES, LANGUAGES, tidy_spacing
 from bertedu.teaching.quiz.render import unrenderable
 
 Text = Mapping[str, str]  # {"en": ..., "zh": ...}
@@ -47,7 +47,9 @@ BLANK_KINDS = ("text", "numeric")
 PAPER_PARTS = ("A", "B", "C", "D", "E", "F")
 ID_PATTERN = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 NOTEBOOK_PATTERN = re.compile(r"^(?:\d\d_[a-z0-9_]+|[a-z][a-z0-9_]*)$")
-_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+#: How a bank writes a text and a list of answers in every language (for messages).
+BILINGUAL = "{" + ", ".join(f"{lang}: ..." for lang in LANGUAGES) + "}"
+BILINGUAL_ANSWERS = "{" + ", ".join(f"{lang}: [...]" for lang in LANGUAGES) + "}"
 
 _TOP_KEYS = {"notebook", "title", "questions", "flashcards"}
 _QUESTION_KEYS = {"id", "type", "topic", "paper_part", "prompt", "options", "blanks", "explanation", "hint"}
@@ -281,30 +283,13 @@ def bank_from_data(data: Any, source: str) -> Bank:
     )
 
 
-_ZH_CHAR = r"[\u2014\u2018-\u201f\u2026\u3000-\u303f\u3400-\u9fff\uff00-\uffef]"
-# Chinese text has no spaces: none between two Chinese characters (YAML folding leaves them), none after
-# full-width punctuation ("。 one" → "。one", "， macro-F1" → "，macro-F1"), and none between a Chinese
-# character and the `*` of emphasis around Chinese text ("对 *值* 的" → "对*值*的"; "注 *cat*" keeps its space).
-_GAP = r"(?:[ \t]+\n?[ \t]*|\n[ \t]*)"  # spaces with at most one line break: a blank line stays a paragraph break
-_CJK_GAP = re.compile(
-    rf"(?<={_ZH_CHAR}){_GAP}(?={_ZH_CHAR})"
-    r"|(?<=[，。；：？！、）》」』])[ \t]+"
-    rf"|(?<={_ZH_CHAR}){_GAP}(?=\*{{1,2}}{_ZH_CHAR})"
-    rf"|(?:(?<={_ZH_CHAR}\*)|(?<={_ZH_CHAR}\*\*)){_GAP}(?={_ZH_CHAR})"
-)
-_CODE_SPAN = re.compile(r"(`[^`]*`)")
-
-
 def _text(value: Mapping[str, str] | None) -> Text | None:
-    """Strip a bilingual string; drop the spaces of its Chinese that Chinese typography does not have (between
-    two Chinese characters, after full-width punctuation, around emphasis of Chinese words), except inside
-    `code spans`, which show text exactly (`bert 很 好 用` is a tokenizer's output, spaces and all)."""
+    """Strip a bilingual string; drop the spaces its languages' typography does not have (Chinese: between two
+    Chinese characters, after full-width punctuation, around emphasis of Chinese words; not in `code spans`):
+    :func:`bertedu.language.tidy_spacing`."""
     if value is None:
         return None
-    out = {lang: value[lang].strip() for lang in LANGUAGES}
-    parts = _CODE_SPAN.split(out["zh"])  # odd indices are code spans
-    out["zh"] = "".join(part if i % 2 else _CJK_GAP.sub("", part) for i, part in enumerate(parts))
-    return out
+    return {lang: tidy_spacing(value[lang].strip(), lang) for lang in LANGUAGES}
 
 
 def _question(q: Mapping[str, Any], notebook: str) -> Question:
@@ -376,9 +361,7 @@ def _is_prose(text: str) -> bool:
 def _check_text(value: Any, where: str, field_name: str, out: list[str], *, sentence: bool = False) -> None:
     """A bilingual string: a mapping with non-empty ``en`` and ``zh`` strings and nothing else."""
     if not isinstance(value, Mapping):
-        out.append(
-            f"{where}: '{field_name}' must be a mapping {{en: ..., zh: ...}}, got {type(value).__name__}"
-        )
+        out.append(f"{where}: '{field_name}' must be a mapping {BILINGUAL}, got {type(value).__name__}")
         return
     for lang in LANGUAGES:
         text = value.get(lang)
@@ -393,16 +376,15 @@ def _check_text(value: Any, where: str, field_name: str, out: list[str], *, sent
     extra = sorted(set(map(str, value)) - set(LANGUAGES))
     if extra:
         out.append(f"{where}: '{field_name}' has unknown language key(s) {extra}; use {list(LANGUAGES)}")
-    zh, en = value.get("zh"), value.get("en")
-    if (
-        sentence
-        and isinstance(zh, str)
-        and zh.strip()
-        and isinstance(en, str)
-        and _is_prose(en)
-        and not _CJK.search(zh)
-    ):
-        out.append(f"{where}: '{field_name}.zh' has no Chinese characters; is the translation missing?")
+    english = value.get(DEFAULT_LANGUAGE)
+    if not (sentence and isinstance(english, str) and _is_prose(english)):
+        return
+    for lang in HAN_LANGUAGES & set(LANGUAGES):
+        text = value.get(lang)
+        if isinstance(text, str) and text.strip() and not HAN.search(text):
+            out.append(
+                f"{where}: '{field_name}.{lang}' has no Chinese characters; is the translation missing?"
+            )
 
 
 def _check_chars(text: str, where: str, field_name: str, out: list[str]) -> None:
@@ -589,7 +571,7 @@ def _validate_blank(b: Any, bw: str, out: list[str]) -> None:
         )
         if not ok:
             out.append(
-                f"{bw}: 'answers' must be a non-empty list of non-empty strings (or {{en: [...], zh: [...]}})"
+                f"{bw}: 'answers' must be a non-empty list of non-empty strings (or {BILINGUAL_ANSWERS})"
             )
         else:
             for lst in lists:

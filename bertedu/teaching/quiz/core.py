@@ -28,24 +28,26 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from bertedu.language import pick, resolve, t
+from bertedu.language.words import APPROXIMATELY, MEASURE_WORDS, NUMBER_SUFFIXES, NUMBER_WORDS
 from bertedu.teaching.quiz.banks import Blank, Question
-from bertedu.teaching.quiz.i18n import pick, resolve, t
 
 # Sentence punctuation stripped from both ends of a typed answer (after NFKC, so ，→, and ：→:).
 _EDGE_PUNCT = " \t\r\n.,;:!?。，、；：！？\"'“”‘’「」『』《》〈〉"
 _DASHES = re.compile(r"[\u2010\u2011\u2012\u2013\u2014\u2212\ufe63\uff0d]")
 _WORD_HYPHEN = re.compile(r"(?<=[^\W\d_])-(?=[^\W\d_])")
 
-# Suffix multipliers for numbers: 24% = 0.24, 110M = 110e6, 30k = 30e3, 1.1亿 = 1.1e8.
-_MULTIPLIERS = {"%": 0.01, "k": 1e3, "m": 1e6, "b": 1e9, "万": 1e4, "亿": 1e8}
-# ... and as words: 800 million, 2.5 billion, 8 百万.
-_WORD_MULTIPLIERS = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "百万": 1e6, "千": 1e3}
+# Suffix multipliers for numbers: 24% = 0.24, 110M = 110e6, 30k = 30e3, and those of the course's other languages
+# (bertedu/language/words.py: 1.1亿 = 1.1e8).
+_MULTIPLIERS = {"%": 0.01, "k": 1e3, "m": 1e6, "b": 1e9, **NUMBER_SUFFIXES}
+# ... and as words: 800 million, 2.5 billion (and NUMBER_WORDS).
+_WORD_MULTIPLIERS = {"thousand": 1e3, "million": 1e6, "billion": 1e9, **NUMBER_WORDS}
 _NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)(e[+-]?\d+)?$", re.I)
-# What a Chinese IME adds around a number: "约 0.67" / "大约0.67" / "近似 0.67" (like ≈), "0。67" (the IME's
-# full stop as the decimal point), and a measure word after it: "30 个", "30个词元", "4 层", "768 维".
-_APPROX_PREFIX = re.compile(r"^(?:≈|~|大约|约|近似)\s*")
+# What an IME adds around a number: a word for "about" before it (like ≈), "0。67" (the IME's full stop as the
+# decimal point), and a measure word after it (APPROXIMATELY, MEASURE_WORDS).
+_APPROX_PREFIX = re.compile(rf"^(?:≈|~|{'|'.join(APPROXIMATELY)})\s*")
 _IME_DECIMAL = re.compile(r"(?<=\d)。(?=\d)")
-_MEASURE_WORD = re.compile(r"(?<=[\d%万亿kKmMbB])\s*(?:个词元|个|步|轮|次|维|层)$")
+_MEASURE_WORD = re.compile(rf"(?<=[\d%{''.join(NUMBER_SUFFIXES)}kKmMbB])\s*(?:{'|'.join(MEASURE_WORDS)})$")
 
 
 def normalize_text(answer: str, *, case_sensitive: bool = False) -> str:

@@ -12,8 +12,8 @@ from collections.abc import Sequence
 
 import ipywidgets as widgets
 
+from bertedu.language import pick, t
 from bertedu.teaching.quiz.banks import Flashcard
-from bertedu.teaching.quiz.i18n import pick, t
 from bertedu.teaching.quiz.render import emphasis, markdown_to_html, plain_text
 from bertedu.teaching.quiz.store import get_store
 from bertedu.teaching.quiz.widgets import _BOX, _esc, _inline, _QuizWidget

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ipywidgets as widgets
 
-from bertedu.teaching.quiz.i18n import t
+from bertedu.language import t
 from bertedu.teaching.quiz.store import ProgressError, get_store
 from bertedu.teaching.quiz.widgets import _esc, _QuizWidget
 

@@ -17,6 +17,8 @@ import html
 import re
 import unicodedata
 
+from bertedu.language import UI, t
+
 _MATH = re.compile(r"\$\$.+?\$\$|\$[^$\n]+?\$", re.S)
 _CODE = re.compile(r"`([^`\n]+)`")
 _BOLD = re.compile(r"\*\*(.+?)\*\*", re.S)
@@ -25,7 +27,10 @@ _BOLD = re.compile(r"\*\*(.+?)\*\*", re.S)
 # between words, and CommonMark lets `*` open and close between two such characters too.
 _WORD = r"[^\W\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]"  # \w, less CJK and full-width forms
 _ITALIC = re.compile(rf"(?<!{_WORD})(?<!\*)\*(?!\s)([^*\n]+?)(?<!\s)\*(?!{_WORD})(?!\*)")
-_BLANK = re.compile(r"\[\s*(?:blank|空)\s*([0-9]+)\s*\]", re.I)
+# [blank 1] / [空 1]: the marker word of every language (bertedu/language/words.py, blank_marker)
+_BLANK = re.compile(
+    rf"\[\s*(?:{'|'.join(map(re.escape, UI['blank_marker'].values()))})\s*([0-9]+)\s*\]", re.I
+)
 
 # Code spans, math and blank markers are set aside while the rest is escaped and formatted, and put back at
 # the end. A set-aside fragment is marked in the text by a placeholder \x00N\x00. No input can forge one:
@@ -51,22 +56,20 @@ def _restore(text: str, stash: list[str]) -> str:
     return _TOKEN_RE.sub(lambda m: put(m, len(stash)), text)
 
 
-#: How emphasis looks in Chinese text: upright and bold. CJK fonts have no italic, so a browser slants the glyphs
-#: itself (a synthetic oblique), which makes them hard to read; Chinese typography emphasises with bold instead.
-#: English keeps the plain ``<em>`` (italic). The web quiz does the same with ``:lang(zh) em`` in web/quiz/quiz.css.
-ZH_EMPHASIS_STYLE = "font-style:normal;font-weight:bold"
-
-
 def emphasis(inner_html: str, lang: str | None = None) -> str:
-    """``inner_html`` emphasised: ``<em>…</em>``, upright and bold when ``lang`` is ``"zh"`` (``ZH_EMPHASIS_STYLE``)."""
-    style = f' style="{ZH_EMPHASIS_STYLE}"' if lang == "zh" else ""
+    """``inner_html`` emphasised: ``<em>…</em>``, with the style of ``lang``'s emphasis (the UI word
+    ``emphasis_style``: upright and bold in Chinese, whose fonts have no italic; a browser would slant the glyphs
+    itself, which makes them hard to read). ``lang=None``: the plain ``<em>``. The web quiz does the same
+    (web/quiz/render.js marks such text, web/quiz/quiz.css styles it)."""
+    css = t("emphasis_style", lang) if lang is not None else ""
+    style = f' style="{css}"' if css else ""
     return f"<em{style}>{inner_html}</em>"
 
 
 def markdown_to_html(text: str, lang: str | None = None) -> str:
     """Render the Markdown subset described in the module docstring; math is passed through for MathJax.
 
-    ``lang`` is the language of ``text``: ``"zh"`` shows ``*emphasis*`` upright and bold (:func:`emphasis`); the
+    ``lang`` is the language of ``text``: Chinese shows ``*emphasis*`` upright and bold (:func:`emphasis`); the
     default writes plain ``<em>``, as web/quiz/markdown.js does. Any string is accepted (a NUL is shown as
     U+FFFD); the result is always HTML in which every character of the input is escaped or inside one of the
     tags this function writes.

@@ -53,8 +53,8 @@ from typing import Any
 import filelock
 
 from bertedu.files import atomic_write_json
+from bertedu.language import pick
 from bertedu.teaching.quiz.banks import legacy_option_id
-from bertedu.teaching.quiz.i18n import pick
 
 ENV_HOME = "BERTEDU_HOME"
 FILE_NAME = "progress.json"

@@ -66,7 +66,7 @@ from collections.abc import Sequence
 import ipywidgets as widgets
 import traitlets
 
-from bertedu.teaching.quiz import i18n
+from bertedu.language import LANGUAGES, UI, get_language, normalize_language, pick, register, t
 from bertedu.teaching.quiz.banks import Question
 from bertedu.teaching.quiz.core import (
     Result,
@@ -78,12 +78,10 @@ from bertedu.teaching.quiz.core import (
     partial_credit_text,
     solution_lines,
 )
-from bertedu.teaching.quiz.i18n import LANGUAGE_LABELS, LANGUAGES, pick, t
 from bertedu.teaching.quiz.render import emphasis, markdown_to_html, plain_text
 from bertedu.teaching.quiz.shuffle import option_order
 from bertedu.teaching.quiz.store import answer_record, get_store, option_ids
 
-_LANGUAGE_NAMES = {"en": "English", "zh": "简体中文"}
 _BOX = "border:1px solid var(--jp-border-color1, #bbb);border-radius:6px;padding:0.6em 0.9em;margin:0.3em 0"
 
 
@@ -105,10 +103,10 @@ class _QuizWidget(widgets.VBox):
 
     def __init__(self, *, language: str | None = None, show_language_toggle: bool = True, **kwargs):
         super().__init__(**kwargs)
-        self._lang = None if language is None else i18n.normalize_language(language)
+        self._lang = None if language is None else normalize_language(language)
         self._syncing = False
         self.language = widgets.ToggleButtons(
-            options=[(LANGUAGE_LABELS[lang], lang) for lang in LANGUAGES],
+            options=[(UI["language_label"][lang], lang) for lang in LANGUAGES],
             value=self.lang,
             style={"button_width": "auto"},
             layout=widgets.Layout(width="auto", margin="0 0 0 auto"),
@@ -117,16 +115,16 @@ class _QuizWidget(widgets.VBox):
         self.language.observe(self._on_language_toggle, names="value")
         self.title = widgets.HTML()
         self.header = widgets.HBox([self.title, self.language], layout=widgets.Layout(align_items="center"))
-        i18n.register(self)
+        register(self)
 
     @property
     def lang(self) -> str:
         """The language this widget shows: its own choice (toggle) or the global one."""
-        return self._lang or i18n.get_language()
+        return self._lang or get_language()
 
     def set_language(self, lang: str | None) -> None:
         """Show this widget in ``lang`` (``None``: follow :func:`bertedu.teaching.quiz.set_language`)."""
-        self._lang = None if lang is None else i18n.normalize_language(lang)
+        self._lang = None if lang is None else normalize_language(lang)
         self.refresh()
 
     def _follow_global_language(self) -> None:
@@ -143,7 +141,7 @@ class _QuizWidget(widgets.VBox):
         try:
             self.language.value = self.lang
             self.language.tooltips = [
-                f"{t('language_tooltip', self.lang)}: {_LANGUAGE_NAMES[lang]}" for lang in LANGUAGES
+                f"{t('language_tooltip', self.lang)}: {UI['language_name'][lang]}" for lang in LANGUAGES
             ]
         finally:
             self._syncing = False

@@ -16,7 +16,7 @@ import numpy as np
 from matplotlib import font_manager
 from matplotlib.ft2font import FT2Font
 
-from bertedu.teaching.i18n import get_language
+from bertedu.language import writes_han
 
 ROW_SUM_ATOL = 1e-3  # softmax rows in float32 sum to 1 within ~1e-6; 1e-3 also accepts float16/rounded data
 PAD_ATOL = 1e-6  # attention on a padding key after masking is exactly 0 (exp of a huge negative number)
@@ -354,7 +354,7 @@ def use_cjk_fallback() -> str | None:
     global _warned_no_cjk
     font = cjk_font()
     if font is None:
-        if get_language() == "zh" and not _warned_no_cjk:
+        if writes_han() and not _warned_no_cjk:
             _warned_no_cjk = True
             warnings.warn(
                 f"No font with Chinese characters was found for matplotlib, so Chinese plot labels show as "

@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 import matplotlib.pyplot as plt
 import numpy as np
 
-from bertedu.teaching.i18n import msg
+from bertedu.language import msg
 
 from ._core import check_index, check_tokens, make_view, stack_attentions
 from .heatmaps import plot_attention
@@ -142,7 +142,7 @@ class AttentionExplorer:
         import ipywidgets as widgets
 
         wide = widgets.Layout(width="48%")
-        # the labels follow the course's language (bertedu.teaching.i18n); the values ("mean", ints) do not
+        # the labels follow the course's language (bertedu.language); the values ("mean", ints) do not
         self.text_box = widgets.Text(
             value=text, description=msg("sentence"), continuous_update=False, layout=wide
         )

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 import numpy as np
 import seaborn as sns
 
-from bertedu.teaching.i18n import msg, translatable, translate
+from bertedu.language import msg, translatable, translate
 
 from ._core import (
     AttentionView,
@@ -26,7 +26,7 @@ from ._core import (
     to_numpy,
 )
 
-# Labels are English here and shown in the course's language (bertedu.teaching.i18n; Chinese in bertedu/teaching/i18n/zh.py).
+# Labels are English here and shown in the course's language (bertedu.language; Chinese in bertedu/language/zh.py).
 QUERY_LABEL = translatable("query (attending from)")
 KEY_LABEL = translatable("key (attended to)")
 BOUNDARY_STYLE = dict(color="#ff3b3b", linewidth=1.5)  # red: visible on every viridis shade

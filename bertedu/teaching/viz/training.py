@@ -6,14 +6,14 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from bertedu.teaching.i18n import msg, translatable, translate
+from bertedu.language import msg, translatable, translate
 
 from ._core import finish, new_figure
 
 # BERT's masking: 15 % of maskable tokens are selected; of those 80 % -> [MASK], 10 % random, 10 % unchanged.
 MASKING_CATEGORIES = ("[MASK]", "random", "unchanged", "not selected")
 EXPECTED_MASKING = {"[MASK]": 0.12, "random": 0.015, "unchanged": 0.015, "not selected": 0.85}
-# What the plots show for the category and split names (translated when drawn: bertedu.teaching.i18n).
+# What the plots show for the category and split names (translated when drawn: bertedu.language).
 SHOWN_NAMES = {
     "random": translatable("random"),
     "unchanged": translatable("unchanged"),

@@ -1,9 +1,6 @@
 """Chinese (简体中文) messages of the exercises and figures of notebook 10 (ablations).
 
-Part of the catalog of :mod:`bertedu.teaching.i18n.zh` (same rules: keys are the English templates exactly as written in
-the code, values keep every ``{placeholder}`` and use the terms of docs/glossary.md).
-``SOLUTIONS`` holds the reference solutions with Chinese comments, keyed by exercise name (the code
-itself must not differ). Listed in ``bertedu.teaching.i18n.CATALOG_MODULES``.
+Part of the Chinese catalog; its rules are in :mod:`bertedu.language.zh`.
 """
 
 from __future__ import annotations
@@ -129,19 +126,9 @@ MESSAGES: dict[str, str] = {
     "span F1": "片段抽取 F1",
     "frozen probe macro-F1": "冻结特征探针 macro-F1",
     "frozen probe accuracy": "冻结特征探针准确率",
-}
-
-SOLUTIONS: dict[str, str] = {
-    "causal_mask": """\
-def causal_mask(T):
-    mask = torch.ones(T, T, dtype=torch.bool).tril()   # (T, T)：查询 i 看到键 j <= i
-    return mask[None, None]                               # (1, 1, T, T)：在批量和注意力头上广播
-
-ex.causal_mask.check(causal_mask)
-""",
-    "own_ablation": """\
-my_config = ablation_config("bert").replace(mlm_probability=0.2)   # 只改一处：遮住 20% 而不是 30%
-
-ex.own_ablation.check(my_config, ablation_config("bert"))
-""",
+    # --- comments of the reference solutions: Exercise.solution() shows the English code with these
+    # comments translated (bertedu.language.translate_code)
+    "(T, T): query i sees keys j <= i": "(T, T)：查询 i 看到键 j <= i",
+    "(1, 1, T, T): broadcasts over batch and heads": "(1, 1, T, T)：在批量和注意力头上广播",
+    "one change: mask 20 % instead of 30 %": "只改一处：遮住 20% 而不是 30%",
 }

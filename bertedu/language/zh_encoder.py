@@ -1,9 +1,6 @@
 """Chinese (简体中文) messages of the exercises of notebook 05 (the Transformer encoder).
 
-Part of the catalog of :mod:`bertedu.teaching.i18n.zh` (same rules: keys are the English templates exactly as written in the
-code, values keep every ``{placeholder}`` and use the terms of docs/glossary.md).
-``SOLUTIONS`` holds the reference solutions with Chinese comments, keyed by exercise name (the code
-itself must not differ). Listed in ``bertedu.teaching.i18n.CATALOG_MODULES``.
+Part of the Chinese catalog; its rules are in :mod:`bertedu.language.zh`.
 """
 
 from __future__ import annotations
@@ -297,47 +294,12 @@ MESSAGES: dict[str, str] = {
     "size": "规模",
     "vocab V": "词表 V",
     "total": "总计",
-}
-
-#: Reference solutions with Chinese comments, keyed by exercise name (``ex.NAME``); the code itself
-#: is the English solution's (a test checks that only comments differ).
-SOLUTIONS: dict[str, str] = {
-    "layer_parameters": """
-def layer_parameters(H, d_ff):
-    attention = 4 * (H * H + H)              # W_Q、W_K、W_V、W_O 及其偏置
-    ffn = (H * d_ff + d_ff) + (d_ff * H + H)  # H -> d_ff -> H，带偏置
-    layer_norms = 2 * (2 * H)                # 两个 LayerNorm，各有 gamma 和 beta
-    return attention + ffn + layer_norms     # = 4H² + 2H·d_ff + 9H + d_ff
-""",
-    "post_ln_layer": """
-def encoder_layer(layer, x):
-    attn, out = layer.attention, layer.output
-    context, _ = attn.self(x)                                     # 对 x 做多头注意力
-    h = attn.output.LayerNorm(x + attn.output.dense(context))     # H' = LN(H + Attn(H))
-    f = layer.intermediate(h)                                     # GELU(W_1 H' + b_1), (B, T, d_ff)
-    return out.LayerNorm(h + out.dense(f))                        # LN(H' + FFN(H'))
-""",
-    "multi_head_attention": """
-class MultiHeadSelfAttention(nn.Module):
-    def __init__(self, config):
-        super().__init__()
-        self.num_heads = config.num_attention_heads
-        self.head_dim = config.hidden_size // config.num_attention_heads
-        self.query = nn.Linear(config.hidden_size, config.hidden_size)
-        self.key = nn.Linear(config.hidden_size, config.hidden_size)
-        self.value = nn.Linear(config.hidden_size, config.hidden_size)
-        self.dropout = nn.Dropout(config.attention_probs_dropout_prob)
-
-    def forward(self, hidden_states, attention_mask=None):
-        B, T, H = hidden_states.shape
-        split = lambda t: t.view(B, T, self.num_heads, self.head_dim).transpose(1, 2)   # (B, A, T, d)
-        q, k, v = split(self.query(hidden_states)), split(self.key(hidden_states)), split(self.value(hidden_states))
-        scores = q @ k.transpose(-2, -1) / math.sqrt(self.head_dim)                    # (B, A, T, T)
-        if attention_mask is not None:                                                  # 遮住 [PAD] 键
-            scores = scores.masked_fill(attention_mask[:, None, None, :] == 0, torch.finfo(scores.dtype).min)
-        weights = self.dropout(torch.softmax(scores, dim=-1))                           # 每行之和为 1
-        return (weights @ v).transpose(1, 2).reshape(B, T, H)                           # (B, T, H)
-
-ex.multi_head_attention.check(MultiHeadSelfAttention)
-""",
+    # --- comments of the reference solutions: Exercise.solution() shows the English code with these
+    # comments translated (bertedu.language.translate_code)
+    "W_Q, W_K, W_V, W_O with their biases": "W_Q、W_K、W_V、W_O 及其偏置",
+    "H -> d_ff -> H, with biases": "H -> d_ff -> H，带偏置",
+    "two LayerNorms, gamma and beta each": "两个 LayerNorm，各有 gamma 和 beta",
+    "multi-head attention on x": "对 x 做多头注意力",
+    "mask the [PAD] keys": "遮住 [PAD] 键",
+    "rows sum to 1": "每行之和为 1",
 }

@@ -1,10 +1,7 @@
 """Chinese (简体中文) messages of the exercises of notebook 07 (fine-tuning: aligning word tags to pieces, the
 span loss, decoding a span).
 
-Part of the catalog of :mod:`bertedu.teaching.i18n.zh` (same rules: keys are the English templates exactly as written in the
-code, values keep every ``{placeholder}`` and use the terms of docs/glossary.md: 子词 for a WordPiece piece,
-答案片段 for a span). ``SOLUTIONS`` holds the reference solutions with Chinese comments, keyed by exercise
-name (the code itself must not differ). Listed in ``bertedu.teaching.i18n.CATALOG_MODULES``.
+Part of the Chinese catalog; its rules are in :mod:`bertedu.language.zh`.
 """
 
 from __future__ import annotations
@@ -186,37 +183,11 @@ MESSAGES: dict[str, str] = {
     "labelled training sentences (log scale)": "有标签的训练句子数（对数刻度）",
     "test accuracy": "测试集准确率",
     "plausible vs implausible: accuracy vs number of labels": "合理 / 不合理分类：准确率随标签数量的变化",
-}
-
-#: Reference solutions with Chinese comments, keyed by exercise name (``ex.NAME``); the code itself
-#: is the English solution's (a test checks that only comments differ).
-SOLUTIONS: dict[str, str] = {
-    "align_labels": """
-def my_align(pieces_per_word, tag_ids):
-    labels = [-100]                                          # [CLS]
-    for pieces, tag in zip(pieces_per_word, tag_ids):
-        labels += [tag] + [-100] * (len(pieces) - 1)         # 只标第一个子词
-    return labels + [-100]                                   # [SEP]
-""",
-    "decode_span": """
-def my_decode(start_logits, end_logits, context_mask):
-    best, best_pair = float("-inf"), None
-    T = len(start_logits)
-    for i in range(T):
-        for j in range(i, T):                                # 终点绝不在起点之前
-            if context_mask[i] and context_mask[j]:          # 两端都在段落之内
-                score = float(start_logits[i] + end_logits[j])
-                if score > best:
-                    best, best_pair = score, (i, j)
-    return best_pair
-""",
-    "fix_span_loss": """
-def my_span_loss(start_logits, end_logits, start_positions, end_positions):
-    # start_logits, end_logits：(B, T)；start_positions, end_positions：(B,)
-    log_p_start = start_logits.log_softmax(dim=-1)           # 在每个样本的 T 个位置上
-    log_p_end = end_logits.log_softmax(dim=-1)
-    rows = torch.arange(len(start_positions))                # (B,)
-    nll = -(log_p_start[rows, start_positions] + log_p_end[rows, end_positions]) / 2   # (B,)
-    return nll.mean()
-""",
+    # --- comments of the reference solutions: Exercise.solution() shows the English code with these
+    # comments translated (bertedu.language.translate_code)
+    "first piece only": "只标第一个子词",
+    "end never before start": "终点绝不在起点之前",
+    "both ends inside the passage": "两端都在段落之内",
+    "start_logits, end_logits: (B, T); start_positions, end_positions: (B,)": "start_logits, end_logits：(B, T)；start_positions, end_positions：(B,)",
+    "over the T positions of each example": "在每个样本的 T 个位置上",
 }

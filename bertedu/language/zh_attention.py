@@ -1,9 +1,6 @@
 """Chinese (简体中文) messages of the exercises of notebooks 01 and 08 (self-attention by hand, attention heatmaps).
 
-Part of the catalog of :mod:`bertedu.teaching.i18n.zh` (same rules: keys are the English templates exactly as written in the
-code, values keep every ``{placeholder}`` and use the terms of docs/glossary.md).
-``SOLUTIONS`` holds the reference solutions with Chinese comments, keyed by exercise name (the code
-itself must not differ). Listed in ``bertedu.teaching.i18n.CATALOG_MODULES``.
+Part of the Chinese catalog; its rules are in :mod:`bertedu.language.zh`.
 """
 
 from __future__ import annotations
@@ -393,40 +390,15 @@ MESSAGES: dict[str, str] = {
     "share of attention WEIGHT on [CLS]": "[CLS] 所得注意力“权重”的占比",
     "share of the NORM of what is moved, from [CLS]": "搬运内容的“范数”中来自 [CLS] 的占比",
     "all-MiniLM-L6-v2: one dot per head (72)": "all-MiniLM-L6-v2：每个注意力头一个点（共 72 个）",
-}
-
-#: Reference solutions with Chinese comments, keyed by exercise name (``ex.NAME``); the code itself
-#: is the English solution's (a test checks that only comments differ).
-SOLUTIONS: dict[str, str] = {
-    "attention_weights": """
-Q, K = ex.Q, ex.K
-d_k = Q.shape[-1]
-scores = Q @ K.T / np.sqrt(d_k)                       # (3, 3)：行 = 查询，列 = 键
-weights = np.exp(scores - scores.max(axis=-1, keepdims=True))
-weights = weights / weights.sum(axis=-1, keepdims=True)  # 每一行的和为 1
-ex.attention_weights.check(weights)
-""",
-    "key_mask": """
-def padding_mask(attention_mask):
-    return attention_mask[:, None, None, :].bool()   # (B, 1, 1, T_k)：在注意力头和查询上广播
-
-ex.key_mask.check(padding_mask)
-""",
-    "previous_token_share": """
-def previous_token_share(attn):
-    # attn：(T, T)，行 = 查询。i = 1 .. T-1 的 attn[i, i-1] 正好在对角线下方
-    return float(np.diagonal(attn, offset=-1).mean())
-
-ex.previous_token_share.check(previous_token_share)
-""",
-    "fix_head_entropy": """
-def head_entropy(attn, attention_mask):
-    attn = np.asarray(attn, dtype=np.float64)                                  # (T, T) 行 = 查询
-    real = np.asarray(attention_mask) > 0                                      # (T,) True = 真实词元
-    plogp = np.where(attn > 0, attn * np.log(np.where(attn > 0, attn, 1.0)), 0.0)   # a ln a，0 ln 0 = 0
-    entropy = -plogp.sum(axis=-1)                                              # (T,) 每个查询行一个熵
-    return float(entropy[real].mean())                                         # 只取真实的查询行
-
-ex.fix_head_entropy.check(head_entropy)
-""",
+    # --- comments of the reference solutions: Exercise.solution() shows the English code with these
+    # comments translated (bertedu.language.translate_code)
+    "(3, 3): row = query, column = key": "(3, 3)：行 = 查询，列 = 键",
+    "every row sums to 1": "每一行的和为 1",
+    "(B, 1, 1, T_k): broadcast over heads and queries": "(B, 1, 1, T_k)：在注意力头和查询上广播",
+    "attn: (T, T), rows = queries. attn[i, i-1] for i = 1 .. T-1 lies just below the diagonal": "attn：(T, T)，行 = 查询。i = 1 .. T-1 的 attn[i, i-1] 正好在对角线下方",
+    "(T, T) rows = queries": "(T, T) 行 = 查询",
+    "(T,) True = real token": "(T,) True = 真实词元",
+    "a ln a, 0 ln 0 = 0": "a ln a，0 ln 0 = 0",
+    "(T,) one entropy per query row": "(T,) 每个查询行一个熵",
+    "real query rows only": "只取真实的查询行",
 }

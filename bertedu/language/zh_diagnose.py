@@ -1,9 +1,6 @@
 """Chinese (简体中文) messages of the loss-curve diagnosis, ``bertedu.training.diagnose`` (notebooks 06 and 11).
 
-Part of the catalog of :mod:`bertedu.teaching.i18n.zh` (same rules: keys are the English templates exactly as written in
-the code, values keep every ``{placeholder}`` and use the terms of docs/glossary.md). The training layer writes these
-templates through :func:`bertedu.training.messages.msg`, the hook that :mod:`bertedu.teaching.i18n` fills in.
-Listed in ``bertedu.teaching.i18n.CATALOG_MODULES``.
+Part of the Chinese catalog; its rules are in :mod:`bertedu.language.zh`.
 """
 
 from __future__ import annotations

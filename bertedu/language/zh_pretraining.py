@@ -1,9 +1,6 @@
 """Chinese (简体中文) messages of the exercises and figures of notebook 06 (mini-pretraining).
 
-Part of the catalog of :mod:`bertedu.teaching.i18n.zh` (same rules: keys are the English templates exactly as written in the
-code, values keep every ``{placeholder}`` and use the terms of docs/glossary.md).
-``SOLUTIONS`` holds the reference solutions with Chinese comments, keyed by exercise name (the code
-itself must not differ). Listed in ``bertedu.teaching.i18n.CATALOG_MODULES``.
+Part of the Chinese catalog; its rules are in :mod:`bertedu.language.zh`.
 """
 
 from __future__ import annotations
@@ -194,37 +191,16 @@ MESSAGES: dict[str, str] = {
     "first principal direction": "第一主方向",
     "second principal direction": "第二主方向",
     "learned word embeddings (PCA)": "学到的词嵌入（PCA）",
-}
-
-#: Reference solutions with Chinese comments, keyed by exercise name (``ex.NAME``); the code itself
-#: is the English solution's (a test checks that only comments differ).
-SOLUTIONS: dict[str, str] = {
-    "lr_schedule": """
-def lr_at(step, peak=1e-3, warmup=100, total=1000):
-    if step < warmup:
-        return peak * (step + 1) / warmup                          # 线性预热
-    return peak * max(0.0, (total - step) / (total - warmup))       # 线性衰减到 0
-""",
-    "fix_eval_dropout": """
-def top1_word(model, tokenizer, sentence):
-    model.eval()                                   # 关闭 dropout：预测是确定的
-    with torch.no_grad():                          # 不构建计算图：更快，更省内存
-        enc = tokenizer(sentence, return_tensors="pt")
-        logits = model(**enc).prediction_logits[0]                   # (T, V)
-        position = enc["input_ids"][0].tolist().index(tokenizer.mask_token_id)
-        return tokenizer.convert_ids_to_tokens(int(logits[position].argmax()))
-""",
-    "training_step": """
-def training_step(model, batch, optimizer, scheduler, max_grad_norm):
-    model.train()                                         # 打开 dropout
-    out = model(**batch)                                  # out.loss = L_MLM + L_NSP
-    optimizer.zero_grad()                                 # 清掉上一步的梯度
-    out.loss.backward()                                   # 这个批次的梯度
-    torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)   # 全局范数 <= max_grad_norm
-    optimizer.step()                                      # AdamW 更新
-    scheduler.step()                                      # 下一个学习率（先预热，再衰减）
-    return out.loss.item()
-
-ex.training_step.check(training_step)
-""",
+    # --- comments of the reference solutions: Exercise.solution() shows the English code with these
+    # comments translated (bertedu.language.translate_code)
+    "linear warm-up": "线性预热",
+    "linear decay to 0": "线性衰减到 0",
+    "dropout off: the prediction is deterministic": "关闭 dropout：预测是确定的",
+    "no graph: faster, less memory": "不构建计算图：更快，更省内存",
+    "dropout on": "打开 dropout",
+    "forget the previous step's gradients": "清掉上一步的梯度",
+    "gradients of this batch": "这个批次的梯度",
+    "global norm <= max_grad_norm": "全局范数 <= max_grad_norm",
+    "AdamW update": "AdamW 更新",
+    "next learning rate (warm-up, then decay)": "下一个学习率（先预热，再衰减）",
 }

@@ -1,9 +1,6 @@
 """Chinese (简体中文) messages of the exercises of notebook 02 (tokens and embeddings).
 
-Part of the catalog of :mod:`bertedu.teaching.i18n.zh` (same rules: keys are the English templates exactly as written in the
-code, values keep every ``{placeholder}`` and use the terms of docs/glossary.md).
-``SOLUTIONS`` holds the reference solutions with Chinese comments, keyed by exercise name (the code
-itself must not differ). Listed in ``bertedu.teaching.i18n.CATALOG_MODULES``.
+Part of the Chinese catalog; its rules are in :mod:`bertedu.language.zh`.
 """
 
 from __future__ import annotations
@@ -245,58 +242,10 @@ MESSAGES: dict[str, str] = {
     "layer (0 = embedding output)": "层（0 = 嵌入层的输出）",
     "mean cosine similarity": "平均余弦相似度",
     'vectors of "bank", layer by layer': "逐层看 “bank” 的向量",
-}
-
-#: Reference solutions with Chinese comments, keyed by exercise name (``ex.NAME``); the code itself
-#: is the English solution's (a test checks that only comments differ).
-SOLUTIONS: dict[str, str] = {
-    "wordpiece": """
-def wordpiece(word, vocab):
-    pieces, start = [], 0
-    while start < len(word):
-        end = len(word)
-        while end > start:                                  # 最长的候选优先
-            piece = word[start:end] if start == 0 else "##" + word[start:end]
-            if piece in vocab:
-                break
-            end -= 1
-        else:
-            return ["[UNK]"]                                # 什么都匹配不到：整个单词都是未知的
-        pieces.append(piece)
-        start = end
-    return pieces
-
-ex.wordpiece.check(wordpiece)
-""",
-    "segment_ids": """
-def segment_ids(tokens):
-    ids, segment = [], 0
-    for token in tokens:
-        ids.append(0 if token == "[PAD]" else segment)
-        if token == "[SEP]":
-            segment = 1          # 第一个 [SEP] 之后都是句子 B
-    return ids
-
-ex.segment_ids.check(segment_ids)
-""",
-    "embeddings_layer": """
-class Embeddings(nn.Module):
-    def __init__(self, config):
-        super().__init__()
-        self.word_embeddings = nn.Embedding(config.vocab_size, config.hidden_size, padding_idx=config.pad_token_id)
-        self.position_embeddings = nn.Embedding(config.max_position_embeddings, config.hidden_size)
-        self.token_type_embeddings = nn.Embedding(config.type_vocab_size, config.hidden_size)
-        self.LayerNorm = nn.LayerNorm(config.hidden_size, eps=config.layer_norm_eps)   # BERT: 1e-12
-        self.dropout = nn.Dropout(config.hidden_dropout_prob)
-
-    def forward(self, input_ids, token_type_ids=None):
-        if token_type_ids is None:
-            token_type_ids = torch.zeros_like(input_ids)                # 只有一个句段：全部是句子 A
-        positions = torch.arange(input_ids.size(1), device=input_ids.device)   # 0, 1, ..., T-1
-        h = (self.word_embeddings(input_ids) + self.position_embeddings(positions)
-             + self.token_type_embeddings(token_type_ids))              # (B, T, H)
-        return self.dropout(self.LayerNorm(h))
-
-ex.embeddings_layer.check(Embeddings)
-""",
+    # --- comments of the reference solutions: Exercise.solution() shows the English code with these
+    # comments translated (bertedu.language.translate_code)
+    "longest candidate first": "最长的候选优先",
+    "nothing matches: the whole word is unknown": "什么都匹配不到：整个单词都是未知的",
+    "everything after the first [SEP] is sentence B": "第一个 [SEP] 之后都是句子 B",
+    "one segment: all sentence A": "只有一个句段：全部是句子 A",
 }

@@ -1,9 +1,6 @@
 """Chinese (简体中文) messages of the exercises of notebook 04 (the MLM and NSP losses).
 
-Part of the catalog of :mod:`bertedu.teaching.i18n.zh` (same rules: keys are the English templates exactly as written in the
-code, values keep every ``{placeholder}`` and use the terms of docs/glossary.md).
-``SOLUTIONS`` holds the reference solutions with Chinese comments, keyed by exercise name (the code
-itself must not differ). Listed in ``bertedu.teaching.i18n.CATALOG_MODULES``.
+Part of the Chinese catalog; its rules are in :mod:`bertedu.language.zh`.
 """
 
 from __future__ import annotations
@@ -409,92 +406,23 @@ MESSAGES: dict[str, str] = {
     # --- figures of notebook 04 (titles, axis labels and legends drawn by its code cells) -------------------------
     "position {where}: target '{target}', p = {p:.2f}": "位置 {where}：目标 “{target}”，p = {p:.2f}",
     "softmax probability": "softmax 概率",
-}
-
-#: Reference solutions with Chinese comments, keyed by exercise name (``ex.NAME``); the code itself
-#: is the English solution's (a test checks that only comments differ).
-SOLUTIONS: dict[str, str] = {
-    "mlm_by_hand": """
-import numpy as np
-z, y = (t.numpy() for t in ex.mlm_by_hand_data())       # (2, 3, 4), (2, 3)
-keep = y != -100                                        # (2, 3) 被掩码的位置
-z, y = z[keep].astype(np.float64), y[keep]              # (3, 4), (3,)
-log_p = z - np.log(np.exp(z).sum(axis=-1, keepdims=True))   # 在词表上做 log softmax
-answer = float(-log_p[np.arange(len(y)), y].mean())
-""",
-    "fix_nsp_loss": """
-def my_nsp_loss(logits, labels):
-    # logits (B, 2)：第 0 列给 IsNext 打分，第 1 列给 NotNext；labels (B,)：0 = IsNext，1 = NotNext
-    return F.cross_entropy(logits, labels)   # 每一对都算数：不要 ignore_index
-""",
-    "fix_mlm_average": """
-def my_mlm_loss(logits, labels):
-    V = logits.size(-1)
-    per_position = F.cross_entropy(logits.reshape(-1, V), labels.reshape(-1),
-                                   ignore_index=-100, reduction="none")       # (B*T,)，被忽略处为 0
-    n_masked = (labels != -100).sum().clamp(min=1)                            # 没有掩码 -> 损失为 0，而不是 nan
-    return per_position.sum() / n_masked
-""",
-    "mlm_head": """
-class Transform(nn.Module):
-    def __init__(self, config):
-        super().__init__()
-        self.dense = nn.Linear(config.hidden_size, config.hidden_size)
-        self.LayerNorm = nn.LayerNorm(config.hidden_size, eps=config.layer_norm_eps)
-
-    def forward(self, h):
-        return self.LayerNorm(F.gelu(self.dense(h)))                  # (..., H)
-
-
-class MLMHead(nn.Module):
-    def __init__(self, config, word_embeddings):
-        super().__init__()
-        self.transform = Transform(config)
-        self.decoder = nn.Linear(config.hidden_size, config.vocab_size, bias=False)
-        self.decoder.weight = word_embeddings.weight                  # 绑定：同一个 Parameter (V, H)
-        self.bias = nn.Parameter(torch.zeros(config.vocab_size))      # (V,)
-
-    def forward(self, h):
-        return self.decoder(self.transform(h)) + self.bias            # (..., V) = transform(h) · Eᵀ + b
-
-ex.mlm_head.check(MLMHead)
-""",
-    "nsp_sampler": """
-def sample_nsp_pair(documents, rng):
-    d = rng.randrange(len(documents))
-    while len(documents[d]) < 2:                                # A 需要有下一句
-        d = rng.randrange(len(documents))
-    i = rng.randrange(len(documents[d]) - 1)
-    a = documents[d][i]
-    if rng.random() < 0.5:
-        return a, documents[d][i + 1], 0                        # IsNext（Hugging Face：标签 0）
-    other = rng.randrange(len(documents) - 1)
-    other = other + (other >= d)                                # 除 d 以外的任意文档
-    return a, rng.choice(documents[other]), 1                   # NotNext（标签 1）
-
-ex.nsp_sampler.check(sample_nsp_pair)
-""",
-    "collate_batch": """
-def collate_pairs(pairs, tokenizer, max_length):
-    cls, sep, pad = tokenizer.cls_token_id, tokenizer.sep_token_id, tokenizer.pad_token_id
-    rows, segments = [], []
-    for tokens_a, tokens_b, _ in pairs:
-        a, b = list(tokens_a), list(tokens_b)                   # 副本：调用者的列表保持不变
-        while len(a) + len(b) > max_length - 3:                 # 给 [CLS] 和两个 [SEP] 留位置
-            if len(a) > len(b):
-                a.pop(0)                                        # A 从开头删 ...
-            else:
-                b.pop()                                         # ... B 从末尾删：A|B 的衔接处保持完整
-        rows.append([cls, *a, sep, *b, sep])
-        segments.append([0] * (len(a) + 2) + [1] * (len(b) + 1))   # 第一个 [SEP] 结束 A：句段 0
-    T = max(len(row) for row in rows)                           # 填充到最长的一行，而不是 max_length
-    return {
-        "input_ids": torch.tensor([row + [pad] * (T - len(row)) for row in rows]),          # (B, T)
-        "token_type_ids": torch.tensor([s + [0] * (T - len(s)) for s in segments]),        # (B, T)
-        "attention_mask": torch.tensor([[1] * len(row) + [0] * (T - len(row)) for row in rows]),
-        "next_sentence_label": torch.tensor([label for *_, label in pairs]),                # (B,)
-    }
-
-ex.collate_batch.check(collate_pairs)
-""",
+    # --- comments of the reference solutions: Exercise.solution() shows the English code with these
+    # comments translated (bertedu.language.translate_code)
+    "(2, 3) the masked positions": "(2, 3) 被掩码的位置",
+    "log softmax over the vocabulary": "在词表上做 log softmax",
+    "logits (B, 2): column 0 scores IsNext, column 1 NotNext; labels (B,): 0 = IsNext, 1 = NotNext": "logits (B, 2)：第 0 列给 IsNext 打分，第 1 列给 NotNext；labels (B,)：0 = IsNext，1 = NotNext",
+    "every pair counts: no ignore_index": "每一对都算数：不要 ignore_index",
+    "(B*T,), 0 where ignored": "(B*T,)，被忽略处为 0",
+    "0 masked -> loss 0, not nan": "没有掩码 -> 损失为 0，而不是 nan",
+    "tied: the same Parameter (V, H)": "绑定：同一个 Parameter (V, H)",
+    "A needs a next sentence": "A 需要有下一句",
+    "IsNext (Hugging Face: label 0)": "IsNext（Hugging Face：标签 0）",
+    "any document but d": "除 d 以外的任意文档",
+    "NotNext (label 1)": "NotNext（标签 1）",
+    "copies: the caller's lists stay": "副本：调用者的列表保持不变",
+    "room for [CLS] and two [SEP]": "给 [CLS] 和两个 [SEP] 留位置",
+    "A loses its front ...": "A 从开头删 ...",
+    "... B its end: the seam A|B stays": "... B 从末尾删：A|B 的衔接处保持完整",
+    "the first [SEP] closes A: segment 0": "第一个 [SEP] 结束 A：句段 0",
+    "pad to the longest row, not max_length": "填充到最长的一行，而不是 max_length",
 }

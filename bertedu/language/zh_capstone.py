@@ -1,9 +1,6 @@
 """Chinese (简体中文) messages of the exercises of notebook 11 (capstone) and of nn_checks.
 
-Part of the catalog of :mod:`bertedu.teaching.i18n.zh` (same rules: keys are the English templates exactly as written in the
-code, values keep every ``{placeholder}`` and use the terms of docs/glossary.md).
-``SOLUTIONS`` holds the reference solutions with Chinese comments, keyed by exercise name (the code
-itself must not differ). Listed in ``bertedu.teaching.i18n.CATALOG_MODULES``.
+Part of the Chinese catalog; its rules are in :mod:`bertedu.language.zh`.
 """
 
 from __future__ import annotations
@@ -346,42 +343,12 @@ MESSAGES: dict[str, str] = {
     "Your encoder cannot run yet ({reason}): bertedu's BertModel stands in for it.": (
         "你的编码器还不能运行（{reason}）：暂时由 bertedu 的 BertModel 代替。"
     ),
-}
-
-#: Reference solutions with Chinese comments, keyed by exercise name (``ex.NAME``); the code itself
-#: is the English solution's (a test checks that only comments differ).
-SOLUTIONS: dict[str, str] = {
-    "same_training": "ex.same_training.check(MyBertForPreTraining)   # 上面四个部分都通过后，这里就会通过",
-    "schedule": """
-def lr_lambda(step, warmup_steps, total_steps):
-    if step < warmup_steps:
-        return (step + 1) / warmup_steps                                      # 线性预热到 1
-    return max(0.0, (total_steps - step) / (total_steps - warmup_steps))      # 线性衰减到 0
-
-ex.schedule.check(lr_lambda)
-""",
-    "loop_step": """
-def training_step(model, batch, optimizer, scheduler, max_grad_norm):
-    model.train()                                         # 打开 dropout（评估可能把它关掉了）
-    out = model(**batch)                                  # out.loss = L_MLM + L_NSP
-    optimizer.zero_grad()                                 # 清掉上一步的梯度
-    out.loss.backward()
-    torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)   # 全局范数 <= max_grad_norm
-    optimizer.step()                                      # AdamW 更新
-    scheduler.step()                                      # 下一步的学习率
-    return out.loss.item()
-
-ex.loop_step.check(training_step)
-""",
-    "your_loop": (
-        "ex.your_loop.check(MyBertForPreTraining, sample_nsp_pair, collate_pairs, mask_tokens, training_step, "
-        "lr_lambda)   # 每个部件都通过自己的检查后，这里就会通过"
-    ),
-    "real_weights": """
-    def forward(self, input_ids, attention_mask=None, token_type_ids=None):
-        h = self.embeddings(input_ids, token_type_ids)                                  # (B, T, H)
-        for layer in self.encoder["layer"]:
-            h = layer(h, attention_mask)                                                 # 屏蔽 [PAD] 键
-        return h                                                                         # last_hidden_state
-""",
+    # --- comments of the reference solutions: Exercise.solution() shows the English code with these
+    # comments translated (bertedu.language.translate_code)
+    "passes once the four parts above pass": "上面四个部分都通过后，这里就会通过",
+    "linear warm-up to 1": "线性预热到 1",
+    "dropout on (an evaluation may have turned it off)": "打开 dropout（评估可能把它关掉了）",
+    "the next step's learning rate": "下一步的学习率",
+    "passes once every part passes its own check": "每个部件都通过自己的检查后，这里就会通过",
+    "the [PAD] keys masked": "屏蔽 [PAD] 键",
 }

@@ -1,14 +1,18 @@
-"""Chinese (简体中文) translations of the package's messages: exercise feedback, the doctor, plot labels.
+"""Chinese (简体中文) translations of the package's messages: the doctor, plots, shared checks, the course's runs.
 
-Keys are the English templates exactly as written in the code (``msg("...")`` / ``translatable("...")``);
-values keep every ``{placeholder}`` of the English (those starting with ``_`` may be dropped) and use the
-course's terms (docs/glossary.md). Reference solutions with Chinese comments are in ``SOLUTIONS``, keyed by
-exercise name (``ex.NAME``), not by their code. ``tests/test_i18n_ui.py`` checks all of that. One section per
-module, in the order of the package map; a module converted later gets its own section. The exercises of each
-notebook topic have their own catalog, ``bertedu/teaching/i18n/zh_<area>.py`` with its own ``MESSAGES`` (listed in
-``bertedu.teaching.i18n.CATALOG_MODULES``): add a new area's strings there, not here; a test refuses a key defined
-twice. The quiz's strings are in
-:mod:`bertedu.teaching.quiz.i18n`, the notebooks' prose in ``translations/zh/``. Introduced in notebook 00.
+The Chinese catalog is this module and the ``zh_<area>.py`` modules beside it (one per notebook topic, listed in
+``bertedu.language.CATALOG_MODULES``), each with a ``MESSAGES`` dict. The rules, for every one of them:
+
+- a key is an English text exactly as the code writes it: a ``msg("...")`` / ``translatable("...")`` template,
+  or the text of a comment of a reference solution (``# the first position`` -> ``"the first position"``:
+  ``Exercise.solution()`` shows the English code with its comments translated, ``bertedu.language.translate_code``);
+- a value keeps every ``{placeholder}`` of the English (those starting with ``_`` may be dropped) and uses the
+  course's terms (docs/glossary.md);
+- one section per module, in the order of the package map; an exercise area's texts go into its own
+  ``zh_<area>.py``, not here; a key is defined once (a test refuses a second).
+
+``tests/test_i18n_ui.py`` checks all of that. The words of the user interfaces are in
+:mod:`bertedu.language.words`, the notebooks' prose in ``translations/zh/``. Introduced in notebook 00.
 """
 
 from __future__ import annotations
@@ -234,10 +238,7 @@ MESSAGES: dict[str, str] = {
         "`import os; os.environ['BERTEDU_RUNS'] = os.path.expanduser('~/bertedu-runs')`，然后重新运行这个单元格。"
         "在班级服务器上，老师可以为所有人预先训练好课程模型（docs/instructor_guide.md）。"
     ),
-}
-
-#: Reference solutions with Chinese comments, keyed by exercise name (``ex.NAME``); the code itself
-#: is the English solution's (a test checks that only comments differ).
-SOLUTIONS: dict[str, str] = {
-    "expected_masked": "answer = 0.15 * 200   # 预测 30 个词元；其中 24 个显示为 [MASK]",
+    # --- comments of the reference solutions: Exercise.solution() shows the English code with these
+    # comments translated (bertedu.language.translate_code)
+    "30 tokens are predicted; 24 of them are shown as [MASK]": "预测 30 个词元；其中 24 个显示为 [MASK]",
 }

@@ -1,9 +1,6 @@
 """Chinese (简体中文) messages of the exercises of notebook 03 (the masking strategy).
 
-Part of the catalog of :mod:`bertedu.teaching.i18n.zh` (same rules: keys are the English templates exactly as written in the
-code, values keep every ``{placeholder}`` and use the terms of docs/glossary.md).
-``SOLUTIONS`` holds the reference solutions with Chinese comments, keyed by exercise name (the code
-itself must not differ). Listed in ``bertedu.teaching.i18n.CATALOG_MODULES``.
+Part of the Chinese catalog; its rules are in :mod:`bertedu.language.zh`.
 """
 
 from __future__ import annotations
@@ -186,45 +183,12 @@ MESSAGES: dict[str, str] = {
     "static masking with 10 copies: {_math}": "静态掩码（10 份副本）：1 − 0.85¹⁰",
     "epochs E": "轮数 E",
     "tokens predicted at least once": "至少被预测过一次的词元比例",
-}
-
-#: Reference solutions with Chinese comments, keyed by exercise name (``ex.NAME``); the code itself
-#: is the English solution's (a test checks that only comments differ).
-SOLUTIONS: dict[str, str] = {
-    "expected_counts": """
-n = 2000
-selected = 0.15 * n                      # 300 个词元带有标签
-answer = {"[MASK]": 0.8 * selected,      # 240
-          "random": 0.1 * selected,      # 30
-          "unchanged": 0.1 * selected,   # 30
-          "not selected": n - selected}  # 1700
-""",
-    "fix_masking": """
-def my_mask_tokens(input_ids, tokenizer, generator):
-    special = torch.isin(input_ids, torch.tensor(tokenizer.all_special_ids))       # (B, T) 永远不会被选中
-    selected = (torch.rand(input_ids.shape, generator=generator) < 0.15) & ~special
-    labels = torch.where(selected, input_ids, -100)                                 # -100 = 损失会忽略
-    action = torch.rand(input_ids.shape, generator=generator)
-    masked_ids = input_ids.clone()
-    masked_ids[selected & (action < 0.8)] = tokenizer.mask_token_id
-    random_ids = torch.randint(tokenizer.vocab_size, input_ids.shape, generator=generator)
-    swap = selected & (action >= 0.8) & (action < 0.9)
-    masked_ids[swap] = random_ids[swap]
-    return masked_ids, labels
-""",
-    "masking_function": """
-def mask_tokens(input_ids, tokenizer, generator):
-    special = torch.isin(input_ids, torch.tensor(tokenizer.all_special_ids))        # (B, T)：永远不会被选中
-    selected = (torch.rand(input_ids.shape, generator=generator) < 0.15) & ~special
-    labels = torch.where(selected, input_ids, -100)                                  # -100：损失会忽略
-    action = torch.rand(input_ids.shape, generator=generator)                        # 80 / 10 / 10
-    masked_ids = input_ids.clone()                                                   # 永远不要修改输入
-    masked_ids[selected & (action < 0.8)] = tokenizer.mask_token_id
-    random_ids = torch.randint(tokenizer.vocab_size, input_ids.shape, generator=generator)
-    swap = selected & (action >= 0.8) & (action < 0.9)
-    masked_ids[swap] = random_ids[swap]
-    return masked_ids, labels
-
-ex.masking_function.check(mask_tokens)
-""",
+    # --- comments of the reference solutions: Exercise.solution() shows the English code with these
+    # comments translated (bertedu.language.translate_code)
+    "300 tokens carry a label": "300 个词元带有标签",
+    "(B, T) never selected": "(B, T) 永远不会被选中",
+    "-100 = ignored by the loss": "-100 = 损失会忽略",
+    "(B, T): never selected": "(B, T)：永远不会被选中",
+    "-100: ignored by the loss": "-100：损失会忽略",
+    "never change the input": "永远不要修改输入",
 }

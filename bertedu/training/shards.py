@@ -4,7 +4,7 @@ Notebook 06 reads its corpus into memory and tokenizes it at the start of every 
 fine for a few thousand sentences, not for a few hundred MB of text, whose token lists alone would need GBs
 as Python objects. For such a corpus, tokenize it once::
 
-    python -m bertedu.scaleout.shards --corpus wiki.txt --output shards/wiki [--vocab vocab.txt] [--shard-tokens N]
+    python -m bertedu.training.shards --corpus wiki.txt --output shards/wiki [--vocab vocab.txt] [--shard-tokens N]
     python -m bertedu.cli --corpus shards/wiki --output runs/wiki ...      # a shard folder as --corpus
 
 The corpus is read line by line (:func:`bertedu.training.data.corpus_documents`, the rules of ``read_corpus``: one
@@ -227,7 +227,7 @@ class ShardedCorpus:
         except (OSError, ValueError, KeyError, TypeError) as err:
             raise ValueError(
                 f"{self.folder} is not a complete shard folder ({err}); write it again with "
-                "python -m bertedu.scaleout.shards --corpus FILE --output FOLDER."
+                "python -m bertedu.training.shards --corpus FILE --output FOLDER."
             ) from err
         self.tokenizer = BertTokenizer.from_file(self.folder)
 
@@ -283,9 +283,9 @@ class ShardedCorpus:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m bertedu.scaleout.shards``: tokenize a corpus file into a shard folder."""
+    """``python -m bertedu.training.shards``: tokenize a corpus file into a shard folder."""
     parser = argparse.ArgumentParser(
-        prog="python -m bertedu.scaleout.shards",
+        prog="python -m bertedu.training.shards",
         description="Tokenize a corpus (one sentence per line, a blank line between documents) once into "
         "memory-mapped shards, for python -m bertedu.cli --corpus FOLDER.",
     )
