@@ -191,7 +191,7 @@ def _hosted_cells() -> dict[str, str]:
     import hosted
 
     version, torch_pin = build_student.course_pins()
-    return {lang: hosted.install_cell_source(lang, version, torch_pin) for lang in hosted.INSTALL_CELLS}
+    return {lang: hosted.install_cell_source(lang, version, torch_pin) for lang in hosted.LANGUAGES}
 
 
 def _code_without_text(source: str) -> str:

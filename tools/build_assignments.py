@@ -121,7 +121,7 @@ c.GenerateAssignment.preprocessors = [
     for step in GenerateAssignment.class_traits()["preprocessors"].make_dynamic_default()
 ]
 
-# `nbgrader export`: grades.csv with an assignment and its Chinese twin (NN_topic_zh) as one row per student
+# `nbgrader export`: grades.csv with an assignment and its translated twin (NN_topic_<language>) as one row per student
 # (nbgrader_twins.py, written beside this file by the build: the student's edition, or the later if both).
 sys.path.insert(0, str(Path(__file__).parent))
 from nbgrader_twins import TwinsExport  # noqa: E402

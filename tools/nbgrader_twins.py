@@ -26,16 +26,19 @@ from pathlib import Path
 
 from nbgrader.plugins import CsvExportPlugin
 
-#: the suffix of a Chinese twin's assignment id (tools/build_assignments.py, ``assignment_id``)
-TWIN_SUFFIX = "_zh"
+from bertedu.language import DEFAULT_LANGUAGE, LANGUAGES
+
+#: a translated twin's assignment id ends in ``_`` + its language (tools/build_assignments.py, ``assignment_id``)
+TWIN_LANGUAGES = tuple(lang for lang in LANGUAGES if lang != DEFAULT_LANGUAGE)
 EDITION = "edition"
 
 
 def twin_of(assignment: str) -> tuple[str, str]:
     """``(the English assignment's name, the edition)`` of an assignment id: ``("01_x", "zh")`` for ``01_x_zh``."""
-    if assignment.endswith(TWIN_SUFFIX):
-        return assignment[: -len(TWIN_SUFFIX)], "zh"
-    return assignment, "en"
+    for lang in TWIN_LANGUAGES:
+        if assignment.endswith(f"_{lang}"):
+            return assignment[: -len(lang) - 1], lang
+    return assignment, DEFAULT_LANGUAGE
 
 
 def merge_twins(rows: list[dict[str, str]]) -> list[dict[str, str]]:
@@ -70,4 +73,4 @@ class TwinsExport(CsvExportPlugin):
         partial = dest.with_name(f".{dest.name}.partial")
         partial.write_text(out.getvalue(), encoding="utf-8")
         os.replace(partial, dest)
-        self.log.info("Merged each assignment with its Chinese twin (%s) in %s", TWIN_SUFFIX, dest)
+        self.log.info("Merged each assignment with its translated twins (%s) in %s", TWIN_LANGUAGES, dest)

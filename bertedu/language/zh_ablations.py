@@ -99,7 +99,8 @@ MESSAGES: dict[str, str] = {
     "BERT: notebook 06's run": "BERT：笔记本 06 的训练",
     "BERT: the reduced run": "BERT：缩减版实验",
     "LTR: here, then full run": "LTR：缩减版实验，然后是完整版实验",
-    "trigram baseline": "三元语法基线",
+    "trigram model": "三元语法模型",
+    "co-occurrence rule": "共现规则",
     "masked words (mlm_eval.tsv), top-1": "被掩码的词（mlm_eval.tsv），top-1",
     "new sentences (generalise file), top-1": "新句子（generalise 文件），top-1",
     # the full run against the paper (plot_ablations draws the rest of this figure)
@@ -120,6 +121,7 @@ MESSAGES: dict[str, str] = {
     "NSP, swapped order": "NSP，顺序对调",
     "sentence cls. acc.": "句子分类准确率",
     "word-order pairs acc.": "词序句对准确率",
+    "indirect slice acc.": "间接切片准确率",
     "sentence pair acc.": "句子对准确率",
     "tagging macro-F1": "标注 macro-F1",
     "tagging accuracy": "标注准确率",

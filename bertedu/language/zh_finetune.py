@@ -180,7 +180,9 @@ MESSAGES: dict[str, str] = {
     "same model from scratch": "同一模型，从零训练",
     "bag of words (same labels)": "词袋（相同的标签）",
     "chance (balanced classes)": "随机猜测（类别均衡）",
-    "labelled training sentences (log scale)": "有标签的训练句子数（对数刻度）",
+    "labelled training sentences (log scale; each model run also used the 90 dev labels)": (
+        "有标签的训练句子数（对数刻度；每次训练模型还用了开发集的 90 个标签）"
+    ),
     "test accuracy": "测试集准确率",
     "plausible vs implausible: accuracy vs number of labels": "合理 / 不合理分类：准确率随标签数量的变化",
     # --- comments of the reference solutions: Exercise.solution() shows the English code with these
