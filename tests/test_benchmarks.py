@@ -52,7 +52,7 @@ def fake_results(top1=(0.9, 0.91, 0.92), gap=(0.08, 0.09, 0.1), span_f1=(0.6, 0.
                 },
                 "span_extraction": {
                     "metric": "f1",
-                    "threshold": 0.4,
+                    "threshold": 0.2,
                     "mini-bert": s(span_f1),
                     "scratch": s((0.3, 0.33, 0.35)),
                 },
@@ -114,7 +114,7 @@ def test_the_baselines_of_the_held_out_files_are_the_documented_ones():
     [
         ({"top1": (0.5, 0.55, 0.7)}, "pre-training mlm_top1 below 0.6"),
         ({"gap": (0.0, 0.01, 0.2)}, "gap at 10% of the labels below 0.05"),
-        ({"span_f1": (0.2, 0.3, 0.5)}, "fine-tuning span_extraction f1 below 0.4"),
+        ({"span_f1": (0.1, 0.15, 0.5)}, "fine-tuning span_extraction f1 below 0.2"),
         ({"minilm_s": 150.0}, "all-MiniLM-L6-v2 fine-tuning took 150 s"),
     ],
 )

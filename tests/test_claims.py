@@ -47,7 +47,7 @@ TRAINING_SOURCES = {
 MODEL_AND_TOKENIZER = {"load_course_model"}
 #: Methods that put a value into the object they are called on.
 MUTATORS = {"append", "extend", "update", "add", "insert", "setdefault"}
-CHECK = re.compile(r'claims\.check\(\s*"([^"]+)"')
+CHECK = claims.CHECK_CALL
 
 
 def code_cells(path: Path) -> list[tuple[str, str]]:

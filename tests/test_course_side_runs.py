@@ -8,6 +8,7 @@ the same run gives in the notebook's own process (and is trained there if the se
 from __future__ import annotations
 
 import concurrent.futures
+from pathlib import Path
 
 import pytest
 import torch
@@ -196,7 +197,12 @@ def test_notebook_07s_minilm_run_keeps_its_scores_through_the_second_process(mon
 def test_notebook_07s_curve_settings_are_the_notebooks():
     assert (course.CURVE_FRACTIONS, course.CURVE_SEEDS) == ((0.1, 0.5), (0, 1, 2))
     assert course.PRETRAINING_SIDE_RUNS == ("nsp_only", "minibert", "no_positions")
-    assert set(course.SIDE_RUNS) == {*course.PRETRAINING_SIDE_RUNS, "learning_curve", "minilm"}
+    assert set(course.SIDE_RUNS) == {*course.PRETRAINING_SIDE_RUNS, *course.FINETUNING_SIDE_RUNS}
+    assert course.FINETUNING_SIDE_RUNS == (
+        "learning_curve", "scratch_pair", "scratch_tagging", "scratch_spans", "minilm"
+    )  # fmt: skip
+    notebook = (Path(__file__).resolve().parents[1] / "notebooks" / "07_fine_tuning.ipynb").read_text("utf-8")
+    assert "course.start_side_runs({name: {} for name in course.FINETUNING_SIDE_RUNS})" in notebook
 
 
 # ------------------------------------------------------------------------------ the cache of finished runs

@@ -806,7 +806,7 @@ def test_a_hub_students_runs_go_to_their_folder_and_the_class_model_is_only_read
     monkeypatch.setattr(pretraining, "course_config", lambda **kw: recipe.replace(**kw))
     package = tmp_path / "opt-bertedu-graded"  # the folder the shared course package is installed from
     monkeypatch.setattr(utils, "repo_root", lambda: package)
-    monkeypatch.setattr(pretraining, "repo_root", lambda: package)
+    monkeypatch.setattr(pretraining, "output_root", lambda: package)
     monkeypatch.delenv("BERTEDU_RUNS", raising=False)
     shared = package / "runs" / "mini-bert"
     assert course.course_checkpoint_dir() == course.pretrained_course_dir() == shared
@@ -842,7 +842,7 @@ def test_a_course_model_that_cannot_be_saved_says_what_a_notebook_can_do(corpus_
         pretraining, "course_config", lambda **kw: tiny_course_recipe(corpus_files, steps=8, **kw)
     )
     monkeypatch.setattr(utils, "repo_root", lambda: tmp_path / "package")
-    monkeypatch.setattr(pretraining, "repo_root", lambda: tmp_path / "package")
+    monkeypatch.setattr(pretraining, "output_root", lambda: tmp_path / "package")
     (tmp_path / "a-file").write_text("")
     monkeypatch.setenv("BERTEDU_RUNS", str(tmp_path / "a-file" / "runs"))
     with pytest.raises(ValueError) as refused:

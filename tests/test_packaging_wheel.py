@@ -40,6 +40,7 @@ import pytest
 import bertedu.utils as utils
 from bertedu.core.minilm import MINILM_PACKAGE, MINILM_VERSION
 from bertedu.course import background, pretraining
+from bertedu.language import LANGUAGES
 from bertedu.training import finetune_data
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -191,7 +192,7 @@ def _hosted_cells() -> dict[str, str]:
     import hosted
 
     version, torch_pin = build_student.course_pins()
-    return {lang: hosted.install_cell_source(lang, version, torch_pin) for lang in hosted.LANGUAGES}
+    return {lang: hosted.install_cell_source(lang, version, torch_pin) for lang in LANGUAGES}
 
 
 def _code_without_text(source: str) -> str:

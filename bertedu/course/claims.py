@@ -34,6 +34,7 @@ import functools
 import json
 import math
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -44,6 +45,8 @@ from bertedu.utils import repo_root, seed_offset
 
 #: The ledger file, next to this module.
 LEDGER = Path(__file__).with_name("claims.yaml")
+#: A call of :func:`check` in a notebook's code, with the id it names (tests and benchmarks find the claims with it).
+CHECK_CALL = re.compile(r'claims\.check\(\s*"([^"]+)"')
 #: Set to a file name, :func:`check` appends each measurement to it (one JSON object per line) instead of raising.
 RECORD_ENV = "BERTEDU_CLAIMS_RECORD"
 
