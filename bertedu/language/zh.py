@@ -128,7 +128,7 @@ MESSAGES: dict[str, str] = {
     "{label}: {message}": "{label}：{message}",
     " (line {line} of {function})": "（{function} 的第 {line} 行）",
     "your code raised {error}: {exc}{place}. Fix that error first, then check again.": (
-        "你的代码抛出了 {error}: {exc}{place}。请先改正这个错误，再重新检查。"
+        "你的代码抛出了 {error}：{exc}{place}。请先改正这个错误，再重新检查。"
     ),
     "The reference solution opens after your first attempt: write your answer, run its check "
     "(`ex.{name}.check(...)`, a wrong answer counts), then ask again.": (
