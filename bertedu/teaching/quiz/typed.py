@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import anywidget
+import traitlets
 
 #: CSS classes the front end looks for: on the check button, and on each text box (in the order of the blanks).
 CHECK_CLASS = "bertedu-check"
@@ -27,18 +28,19 @@ ESM = """
 function render({ model, el }) {
   // A capturing listener on the document runs before the check button's own click handler (ipywidgets'), so the
   // values leave first: the kernel receives them, then the click.
+  const [question, check, blank] = ["question_class", "check_class", "blank_class"].map((k) => "." + model.get(k));
   const onClick = (event) => {
-    const question = el.closest(".%(question)s");
-    const button = event.target instanceof Element ? event.target.closest(".%(check)s") : null;
-    if (!question || !button || button.closest(".%(question)s") !== question) return;
-    const boxes = question.querySelectorAll(".%(blank)s input, .%(blank)s textarea");
+    const mine = el.closest(question);
+    const button = event.target instanceof Element ? event.target.closest(check) : null;
+    if (!mine || !button || button.closest(question) !== mine) return;
+    const boxes = mine.querySelectorAll(`${blank} input, ${blank} textarea`);
     model.send({ event: "check", values: Array.from(boxes, (box) => box.value) });
   };
   document.addEventListener("click", onClick, true);
   return () => document.removeEventListener("click", onClick, true);
 }
 export default { render };
-""" % {"question": QUESTION_CLASS, "check": CHECK_CLASS, "blank": BLANK_CLASS}
+"""
 
 
 class TypedValues(anywidget.AnyWidget):
@@ -48,6 +50,9 @@ class TypedValues(anywidget.AnyWidget):
     """
 
     _esm = ESM
+    question_class = traitlets.Unicode(QUESTION_CLASS).tag(sync=True)
+    check_class = traitlets.Unicode(CHECK_CLASS).tag(sync=True)
+    blank_class = traitlets.Unicode(BLANK_CLASS).tag(sync=True)
 
     def __init__(self, on_values: Callable[[list[str]], None], **kwargs):
         super().__init__(**kwargs)
