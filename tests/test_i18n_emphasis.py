@@ -369,6 +369,7 @@ def test_the_chinese_readme_renders_its_emphasis():
     assert not bad, f"literal * in README.zh-CN.md: {bad}"
 
 
+REFERENCE_COMMA = re.compile(r"\(\d{4}[a-z]?\)，\*")
 CJK_BESIDE_LATIN = re.compile(r"层 \d+(?:–\d+)?[\u4e00-\u9fff]|[\u4e00-\u9fff]\d|\d[\u4e00-\u9fff]")
 
 
@@ -394,3 +395,9 @@ def test_chinese_prose_writes_percentages_and_layer_numbers_the_chinese_way():
     }
     assert SPACED_PERCENT.search("80 % 变成") and CJK_BESIDE_LATIN.search("说的是层 0在构建")
     assert not CJK_BESIDE_LATIN.search("层 0 在构建，第 2 节，80% 的词元")
+    # a reference list writes its English entries one way: "Devlin, Chang, Lee & Toutanova (2019), *BERT*"
+    references = {k for k, v in prose.items() if REFERENCE_COMMA.search(v)}
+    assert not references, (
+        f"write (2019), *Title* in a reference list, as the other notebooks do: {references}"
+    )
+    assert REFERENCE_COMMA.search("Devlin et al. (2019)，*BERT*")
