@@ -42,6 +42,7 @@ REQUIRED: tuple[tuple[str, str, str], ...] = (
     ("seaborn", "seaborn", "0.13.2"),
     ("pandas", "pandas", "3.1.1"),
     ("ipywidgets", "ipywidgets", "8.1.9"),
+    ("anywidget", "anywidget", "0.11.0"),
     ("jupyterlab", "jupyterlab", "4.6.6"),
     ("notebook", "notebook", "7.6.5"),
     ("ipykernel", "ipykernel", "7.4.0"),

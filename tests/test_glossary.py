@@ -5,10 +5,15 @@ The content review (2026-11-23) found 片段 used for the segment, the WordPiece
 edition (2026-11-27, fix 5) found more drift: bare 头 next to 注意力头, 被遮词 next to 被掩码的词, 批大小 next to
 批量大小, 掩码比例 for both the 80/10/10 mix and the 15 % rate, three names for the runs of notebook 10.
 
+The review of 2026-12-06 (F6) found a dozen drifts these rules let through (全词掩码, 权重共享, 被遮住的位置, 句序预测,
+探针 for a probe sentence, 检查程序, 释义句, nat, 前馈层 / 前馈块, 批量 as a noun, bare 头 in the banks, 核心, 完整运行).
+
 Every rule of RULES is a glossary row's "stop using" column. They run over the Chinese edition: the translation
-catalogs (translations/zh/, the `zh` of every entry), the Markdown of the built notebooks (notebooks/zh/), the
-package's message catalogs (bertedu/language), README.zh-CN.md, and the quiz banks and flashcards
-(bertedu/teaching/quiz/banks). A text blank's accepted answers are not checked: they are what a student may
+catalogs (translations/zh/, the `zh` of every entry: the Markdown of the Chinese notebooks, which
+tests/test_i18n_sync.py holds equal to what the build makes of them), the package's message catalogs
+(bertedu/language), the UI words of every interface (the quiz widgets, the web site, the slides' index, the web
+pages through ui.json: bertedu/language/words.py), the slides' plans (slides/plans), README.zh-CN.md, and the quiz
+banks and flashcards (bertedu/teaching/quiz/banks). A text blank's accepted answers are not checked: they are what a student may
 type, and a student who learned 掩蔽语言模型 from d2l-zh is still right.
 
 A sentence that names another textbook (d2l-zh, 《动手学深度学习》, the Hugging Face course) may use that book's
@@ -20,11 +25,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import nbformat
 import pytest
 import yaml
 
 from bertedu import language as i18n
+from bertedu.language.words import DECK_TITLES
 
 ROOT = Path(__file__).resolve().parents[1]
 BANKS = sorted((ROOT / "bertedu" / "teaching" / "quiz" / "banks").glob("*.yaml"))
@@ -46,8 +51,8 @@ RULES = [
         "an attention head is 注意力头 (12 个注意力头, 每个注意力头); MLM 头 / NSP 头 / 预测头 are other heads",
     ),
     (
-        re.compile(r"被遮(?:住的)?词"),
-        "a masked word is 被掩码的词 / 掩码词 (遮住 as an everyday verb is fine)",
+        re.compile(r"被遮(?:住的)?(?:词|位置)"),
+        "a masked word is 被掩码的词 / 掩码词, a masked position 被掩码的位置 (遮住 as an everyday verb is fine)",
     ),
     (
         re.compile(r"(?<![A-Za-z（(])[Pp](?:ost|re)-LN"),
@@ -65,7 +70,7 @@ RULES = [
     (re.compile(r"[Nn]otebook \d\d|第 ?\d+ ?课"), "notebook 06 is 笔记本 06"),
     (re.compile(r"精确数量"), "exact-count selection is 精确计数"),
     (
-        re.compile(r"(?:缩减版|完整版)运行|缩小版实验"),
+        re.compile(r"(?:缩减版|完整版|完整)运行|缩小版实验"),
         "notebook 10's runs are 缩减版实验 / 完整版实验, the whole re-run is 小规模复现",
     ),
     (
@@ -76,12 +81,37 @@ RULES = [
         re.compile(r"掩蔽|标记器|全字屏蔽"),
         "other books' terms (d2l-zh 掩蔽, the HF course 标记器 / 全字屏蔽): here 掩码, 分词器, 整词掩码",
     ),
+    # the review of 2026-12-06 (F6): the drifts the rules above let through
+    (re.compile(r"全词掩码"), "whole-word masking is 整词掩码"),
+    (re.compile(r"精确比例"), "exact-count selection is 精确计数"),
+    (re.compile(r"权重共享"), "weight tying is 权重绑定 (ALBERT's sharing across layers: 跨层参数共享)"),
+    (re.compile(r"遮盖"), "masking is 掩码 (遮住 as an everyday verb)"),
+    (re.compile(r"句序预测"), "sentence-order prediction (SOP) is 句子顺序预测"),
+    (
+        re.compile(r"[个些]探针"),
+        "a probe sentence is 探测句; 探针 is the frozen-feature probe (冻结特征探针)",
+    ),
+    (re.compile(r"检查程序"), "an exercise's checker is 检查器"),
+    (re.compile(r"释义句"), "a paraphrase is 同义句"),
+    (
+        re.compile(r"(?<![A-Za-z_])nats?(?![A-Za-z_])"),
+        "the unit of entropy is 奈特 (with the English once: 奈特（nat）)",
+    ),
+    (re.compile(r"前馈(?:层|块)"), "the feed-forward network is 前馈网络 (its size: 前馈网络的大小)"),
+    (re.compile(r"批量(?!大小)"), "a batch is 批次; 批量大小 is the batch size"),
+    (
+        re.compile(r"(?<!注意力)(?<![A-Za-z] )(?:(?<=[每些])头|头(?: ?[\d$]|数|轴|越多|这一维))"),
+        "an attention head is 注意力头 (注意力头 0, 注意力头数, 每个注意力头)",
+    ),
+    (re.compile(r"(?:\d|[一两多单])个?(?:CPU ?)?核心|CPU ?核心"), "a CPU core is 核 (两个核, 另一个核)"),
+    (re.compile(r"日程"), "a learning-rate schedule is 学习率调度"),
 ]
 # SpanBERT's "contiguous random spans" are spans too. A sentence naming another book may quote its terms.
 ALLOWED = [
     re.compile(r"随机片段|被遮住的片段"),
     re.compile(r"(?:d2l-zh|动手学深度学习|Hugging Face)[^。\n]*"),
     re.compile(r"在浏览器中"),  # the mini-BERT page's title: it runs in the (web) browser
+    re.compile(r"奈特（nats?）"),  # the unit's first use names the English
 ]
 
 
@@ -123,14 +153,9 @@ def other_chinese_texts():
                 [(f"cell {cid}", e.get("zh") or "") for cid, e in cells.items()],
             )
         )
-    for path in sorted((ROOT / "notebooks" / "zh").glob("[0-9][0-9]_*.ipynb")):
-        cells = nbformat.read(path, as_version=4).cells
-        texts.append(
-            (
-                f"notebooks/zh/{path.name}",
-                [(f"cell {c.get('id')}", c.source) for c in cells if c.cell_type == "markdown"],
-            )
-        )
+    for plan in sorted((ROOT / "slides" / "plans").glob("*.yaml")):
+        data = yaml.safe_load(plan.read_text(encoding="utf-8"))
+        texts.append((f"slides/plans/{plan.name}", list(chinese_strings(data))))
     texts.append(
         (
             "bertedu/language (zh messages)",
@@ -140,10 +165,34 @@ def other_chinese_texts():
     texts.append(
         (
             "bertedu/language/words.py (zh)",
-            [(f"UI[{key!r}]", entry["zh"]) for key, entry in i18n.UI.items()],
+            [(f"UI[{key!r}]", entry["zh"]) for key, entry in i18n.UI.items()]
+            + [(f"DECK_TITLES[{key!r}]", entry["zh"]) for key, entry in DECK_TITLES.items()],
         )
     )
     return texts
+
+
+#: Catalogs another branch is rewriting today: their drifts are listed in that branch's brief, and the strict xfail
+#: turns into a failure the moment they are fixed (then delete the entry).
+BEING_REWRITTEN = {
+    "translations/zh/10_ablations.yaml": "notebook 10 is being rewritten (the lead, 2026-12-06): 完整运行, 日程, "
+    "核心 and the other drifts of the review's F1/F6 are listed in the h43-zh report",
+}
+
+
+def scanned_texts():
+    """other_chinese_texts() as pytest parameters, the catalogs being rewritten marked xfail (strict)."""
+    return [
+        pytest.param(
+            name,
+            texts,
+            id=name,
+            marks=[pytest.mark.xfail(reason=BEING_REWRITTEN[name], strict=True)]
+            if name in BEING_REWRITTEN
+            else [],
+        )
+        for name, texts in other_chinese_texts()
+    ]
 
 
 @pytest.mark.parametrize("bank", BANKS, ids=lambda p: p.stem)
@@ -184,7 +233,12 @@ def test_bank_strings_say_where_they_are():
 @pytest.mark.slow
 def test_the_chinese_edition_is_scanned():
     names = [name for name, _ in other_chinese_texts()]
-    expected = {"README.zh-CN.md", "translations/zh/00_welcome.yaml", "bertedu/language (zh messages)"}
+    expected = {
+        "README.zh-CN.md",
+        "translations/zh/00_welcome.yaml",
+        "bertedu/language (zh messages)",
+        "slides/plans/03_masking_strategy.yaml",
+    }
     assert expected | {"bertedu/language/words.py (zh)"} <= set(names), names
 
 
@@ -200,7 +254,7 @@ def test_the_web_pages_chinese_uses_the_glossary_terms():
     assert bare != page["UI['minibert_intro']"] and any("注意力头" in v for v in violations(bare))
 
 
-@pytest.mark.parametrize("name, texts", other_chinese_texts(), ids=[n for n, _ in other_chinese_texts()])
+@pytest.mark.parametrize("name, texts", scanned_texts())
 def test_chinese_edition_uses_the_glossary_terms(name, texts):
     problems = [f"{name}, {where}: {v}" for where, text in texts for v in violations(text)]
     assert not problems, "\n".join(problems)
@@ -245,6 +299,34 @@ def test_chinese_edition_uses_the_glossary_terms(name, texts):
         ("掩蔽语言模型", True),
         ("《动手学深度学习》（d2l-zh）叫“掩蔽语言模型”“片段嵌入”。本课程叫“句段嵌入”", False),
         ("Hugging Face 课程中文版的“标记器”。下一句的标记器", True),  # only the sentence naming the book
+        # the review of 2026-12-06 (F6)
+        ("动态掩码、全词掩码、精确比例与伯努利抽样", True),
+        ("动态掩码、整词掩码、精确计数与伯努利抽样", False),
+        ("用复制破坏了权重共享", True),
+        ("用复制破坏了权重绑定；ALBERT 用跨层参数共享", False),
+        ("损失只在被遮住的位置上平均", True),
+        ("损失只在被掩码的位置上平均；被遮住的分数", False),
+        ("遮盖后的句子对", True),
+        ("所以句序预测（SOP）也有捷径", True),
+        ("所以句子顺序预测（SOP）也有捷径", False),
+        ("博客文章的三个探针", True),
+        ("那三个探测句；冻结特征探针的准确率；探针冻结编码器", False),
+        ("看看检查程序怎么说", True),
+        ("看看检查器怎么说", False),
+        ("每个锚句配有一个释义句", True),
+        ("每个锚句配有一个同义句", False),
+        ("平均行熵低于 0.1 nat", True),
+        ("单位为奈特（nat），低于 0.1 奈特；`natural`", False),
+        ("前馈层的大小是 4H；没有前馈块", True),
+        ("前馈网络的大小是 4H", False),
+        ("整个批量被切成几部分", True),
+        ("整个批次被切成几部分，批量大小 16", False),
+        ("有些头看前一个词元；每头维度；属于头 1；头数 A；头轴", True),
+        ("注意力头 1；注意力头数 A；多头注意力；位置头和分隔符头；MLM 头 0", False),
+        ("在两个核心上；CPU 核心", True),
+        ("在另一个核上；注意力的核心思想", False),
+        ("同一日程的前缀；就像完整运行那样", True),
+        ("同一学习率调度的前缀；就像完整版实验那样", False),
     ],
 )
 def test_the_rules_catch_the_reviewed_mistakes(text, bad):
@@ -293,6 +375,34 @@ def test_the_glossary_lists_every_term_the_rules_point_to():
         "片段嵌入",
         "标记器",
         "全字屏蔽",
+        # the review of 2026-12-06 (F6), and the terms of the claims ledger, the sweep and the baselines
+        "整词掩码",
+        "全词掩码",
+        "权重绑定",
+        "权重共享",
+        "被掩码的位置",
+        "句子顺序预测",
+        "句序预测",
+        "探测句",
+        "冻结特征探针",
+        "检查器",
+        "检查程序",
+        "同义句",
+        "释义句",
+        "奈特",
+        "前馈网络",
+        "前馈层",
+        "批次",
+        "学习率调度",
+        "种子扫描",
+        "结论台账",
+        "差距门槛",
+        "语料查找",
+        "主语投票",
+        "共现规则",
+        "数据污染",
+        "聚类稳健标准误",
+        "从零训练的对照模型",
     ):
         assert term in glossary, term
 

@@ -11,7 +11,14 @@ CommonMark parser (markdown-it-py) and, for the quiz banks and cards, with the q
 - the notebooks' Markdown, ``translations/zh/*.yaml``;
 - the exercises' hints as ``ex.NAME.hint()`` shows them, and the other ``msg()`` templates that are shown as
   Markdown (the solution heading, the loss-curve diagnosis);
-- every string of the quiz banks and flashcards.
+- every string of the quiz banks and flashcards;
+- the other surfaces (review of 2026-12-06, F2: the site's Chinese page of notebook 06 showed
+  ``**在网页浏览器中：**``): every UI word of ``bertedu/language/words.py`` (the web site's strings, which
+  ``tools/build_site.py`` inserts as Markdown; the slides' index; the web pages, through ``ui.json``; the first
+  cells of the student and hosted editions), every string of the slides' plans (``tools/build_slides.py`` renders
+  them with CommonMark), and README.zh-CN.md (the site shows its sections).
+
+It also checks the Chinese typography of all that prose: 80% and 层 0 在 (not 80 % and 层 0在).
 """
 
 from __future__ import annotations
@@ -25,6 +32,7 @@ import yaml
 from markdown_it import MarkdownIt
 
 from bertedu import language as i18n
+from bertedu.language.words import DECK_TITLES
 from bertedu.teaching.exercises.core import Exercise
 from bertedu.teaching.quiz.banks import load_all
 from bertedu.teaching.quiz.render import markdown_to_html
@@ -279,3 +287,117 @@ def test_the_masking_check_names_the_special_tokens_with_the_enumeration_comma()
 
     source = Path(masking.__file__).read_text(encoding="utf-8")
     assert "names=listing(names)" in source and '", ".join(names)' not in source
+
+
+# ----------------------------------------------------------------------------------------------------------
+# The other surfaces: the web site, the slides and the web pages (review of 2026-12-06, F2: the site's Chinese page
+# of notebook 06 showed "**在网页浏览器中：**" with its stars)
+
+
+#: UI words that are Python code (a code cell's source, a stub's lines), not Markdown.
+CODE_WORDS = {"hosted_install_cell", "student_stub_comment", "student_stub_raise"}
+
+
+def ui_words() -> dict[str, str]:
+    """{where: text} of every UI word in every language: the site (``site_*``, inserted as Markdown cells and
+    pages that myst-nb renders with CommonMark), the slides' index, the web pages (``ui.json``), the student and
+    hosted editions' first cells and the Chinese edition's notes (Markdown cells), the deck titles."""
+    out = {
+        f"UI[{key!r}] {lang}": text
+        for key, entry in i18n.UI.items()
+        if key not in CODE_WORDS
+        for lang, text in entry.items()
+    }
+    out |= {
+        f"DECK_TITLES[{k!r}] {lang}": text for k, entry in DECK_TITLES.items() for lang, text in entry.items()
+    }
+    return out
+
+
+def slide_strings() -> dict[str, str]:
+    """{where: text} of every string of the slides' plans, in both languages: tools/build_slides.py renders titles,
+    texts, answers and notes with CommonMark (markdown-it-py)."""
+    out = {}
+
+    def walk(node, where):
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key in ("en", "zh") and isinstance(value, str):
+                    out[f"{where} {key}"] = value
+                else:
+                    walk(value, f"{where}/{key}")
+        elif isinstance(node, list):
+            for k, item in enumerate(node):
+                walk(item, f"{where}/{k}")
+
+    for plan in sorted((ROOT / "slides" / "plans").glob("*.yaml")):
+        walk(yaml.safe_load(plan.read_text(encoding="utf-8")), plan.name)
+    return out
+
+
+def test_the_site_link_of_notebook_06_renders_its_emphasis():
+    """The string the review found, as build_site.py inserts it: the colon outside the stars."""
+    link = i18n.t("site_minibert_link", "zh", title=i18n.t("site_minibert_title", "zh"))
+    assert "**在网页浏览器中**：" in link and commonmark_stars(link) == []
+    assert commonmark_stars(
+        link.replace("**在网页浏览器中**：", "**在网页浏览器中：**")
+    )  # the review's case fails
+
+
+def test_every_ui_word_renders_its_emphasis():
+    words = ui_words()
+    assert len(words) > 200 and sum("**" in w for w in words.values()) >= 4, "the UI words were not found"
+    bad = broken(words, commonmark_stars)
+    assert not bad, (
+        f"literal * in UI words (bertedu/language/words.py; put full-width punctuation outside **…**): {bad}"
+    )
+
+
+def test_every_slide_string_renders_its_emphasis():
+    strings = slide_strings()
+    assert len(strings) > 300 and any(k.endswith(" zh") for k in strings), "the slides' plans were not found"
+    bad = broken(strings, commonmark_stars)
+    assert not bad, f"literal * in slides/plans (put full-width punctuation outside **…**): {bad}"
+
+
+def test_the_chinese_readme_renders_its_emphasis():
+    """The site shows README.zh-CN.md's course map and run sections (myst-nb, CommonMark)."""
+    readme = (ROOT / "README.zh-CN.md").read_text(encoding="utf-8")
+    sections = {f"README.zh-CN.md §{k}": part for k, part in enumerate(re.split(r"\n(?=#)", readme))}
+    assert len(sections) > 5 and "**" in readme
+    bad = broken(sections, commonmark_stars)
+    assert not bad, f"literal * in README.zh-CN.md: {bad}"
+
+
+REFERENCE_COMMA = re.compile(r"\(\d{4}[a-z]?\)，\*")
+CJK_BESIDE_LATIN = re.compile(r"层 \d+(?:–\d+)?[\u4e00-\u9fff]|[\u4e00-\u9fff]\d|\d[\u4e00-\u9fff]")
+
+
+def chinese_prose() -> dict[str, str]:
+    """{where: text} of every Chinese text a student reads as prose: the notebooks' Markdown (the catalogs), the
+    banks, the slides' plans and the UI words; code spans, maths and code blocks set aside."""
+    strings = {k: v for k, v in catalog_cells().items()}
+    strings |= {k: v for k, v in bank_strings().items() if k.endswith(" zh")}
+    strings |= {k: v for k, v in slide_strings().items() if k.endswith(" zh")}
+    strings |= {k: v for k, v in ui_words().items() if k.endswith(" zh")}
+    code = re.compile(r"```.*?```|`[^`\n]*`", re.S)
+    return {k: MATH.sub(" ", code.sub(" ", v)) for k, v in strings.items()}
+
+
+def test_chinese_prose_writes_percentages_and_layer_numbers_the_chinese_way():
+    """80% (not 80 %), and a number set off from the Chinese around it: 层 0 在, not 层 0在 (the review of
+    2026-12-06, F9, found both in the catalogs of notebooks 08 and 11)."""
+    prose = chinese_prose()
+    assert len(prose) > 1000
+    bad = {k: v for k, v in prose.items() if SPACED_PERCENT.search(v) or CJK_BESIDE_LATIN.search(v)}
+    assert not bad, {
+        k: (SPACED_PERCENT.search(v) or CJK_BESIDE_LATIN.search(v)).group(0) for k, v in bad.items()
+    }
+    assert SPACED_PERCENT.search("80 % 变成") and CJK_BESIDE_LATIN.search("说的是层 0在构建")
+    assert not CJK_BESIDE_LATIN.search("层 0 在构建，第 2 节，80% 的词元")
+    # a reference list writes its English entries one way: "Devlin, Chang, Lee & Toutanova (2019), *BERT*"
+    references = {k for k, v in prose.items() if REFERENCE_COMMA.search(v)}
+    assert not references, (
+        f"write (2019), *Title* in a reference list, as the other notebooks do: {references}"
+    )
+    assert REFERENCE_COMMA.search("Devlin et al. (2019)，*BERT*")

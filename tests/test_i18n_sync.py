@@ -490,3 +490,35 @@ def test_the_readmes_link_to_each_other_and_their_links_resolve():
     for line in chinese.splitlines():
         if line.startswith("| [") and "](notebooks/" in line and "/zh/" not in line:
             assert "（英文版）" in line, f"mark a link to an English notebook: {line[:60]}"
+
+
+def readme_pointers(text: str) -> dict[str, set[str]]:
+    """What a README points its reader to: the repository files it links (notebooks aside: the course map test
+    pairs those), the make targets and the ``python -m`` programs it names."""
+    return {
+        "files": {
+            t.split("#")[0]
+            for t in re.findall(r"\]\(([^)\s]+)\)", text)
+            if t.split("#")[0] and not re.match(r"^[a-z]+:", t) and not t.startswith("notebooks/")
+        }
+        - {"README.md", "README.zh-CN.md"},
+        "make targets": set(re.findall(r"(?:`|^)make ([a-z][a-z-]*)", text, flags=re.M)),
+        "programs": set(re.findall(r"-m (bertedu[\w.]*)", text)),
+    }
+
+
+def test_the_chinese_readme_points_to_everything_the_english_one_does():
+    """The review of 2026-12-06 (F7) found README.zh-CN.md silently without the instructor guide, nbgrader, the
+    scaling guide, `make html` and the pretraining command line: every file README.md links, every make target
+    it names and every ``python -m`` program must be named in the Chinese README as well, where it says what they
+    are (the Chinese README may add its own: ``make lab-zh``)."""
+    english = readme_pointers((ROOT / "README.md").read_text(encoding="utf-8"))
+    chinese = readme_pointers((ROOT / "README.zh-CN.md").read_text(encoding="utf-8"))
+    assert {"docs/instructor_guide.md", "docs/scaling.md"} <= english["files"], (
+        "the check reads README.md's links"
+    )
+    assert {"lab", "test", "assignments", "html"} <= english["make targets"] and "bertedu.cli" in english[
+        "programs"
+    ]
+    missing = {kind: sorted(english[kind] - chinese[kind]) for kind in english}
+    assert not any(missing.values()), f"README.zh-CN.md does not point to what README.md does: {missing}"

@@ -406,7 +406,7 @@ def test_the_shared_checker_messages_follow_the_language():
 
     result = Exercise("broken", "", broken).check(1)
     assert (
-        result.message.startswith("你的代码抛出了 KeyError: 'x'（broken 的第 ")
+        result.message.startswith("你的代码抛出了 KeyError：'x'（broken 的第 ")
         and "请先改正这个错误" in result.message
     )
     assert (
@@ -493,7 +493,7 @@ def test_plot_labels_follow_the_language_and_every_character_has_a_glyph():
     assert "已隐藏 [CLS] 列，权重未重新归一化" in texts
     history = [{"step": s, "loss": 3.0 / s, "split": sp} for s in (1, 2, 3) for sp in ("train", "eval")]
     curves = figure_texts(viz.plot_loss_curves(history))
-    assert {"步数", "损失", "loss（训练）", "loss（评估）"} <= set(curves)
+    assert {"步数", "损失", "损失（训练）", "损失（评估）"} <= set(curves)
 
 
 def test_the_glyph_check_can_fail():
@@ -727,3 +727,15 @@ def test_the_generated_first_cell_lets_students_write_in_the_notebook():
         assert cell.source == translate.LANGUAGE_CELL.format(name=path.name, stem=path.stem), path.name
     assert "请放心在里面作答" in translate.LANGUAGE_CELL and "维护者注" in translate.LANGUAGE_CELL
     assert "不要直接修改本文件" not in translate.LANGUAGE_CELL
+
+
+def test_the_generated_first_cell_shows_no_output():
+    """Every Chinese notebook showed 'Noto Sans CJK SC' under its generated cell (the font use_cjk_fallback returns:
+    another on a Mac; review of 2026-12-06, F11): the cell ends in a statement, not in an expression with a value."""
+    import ast
+
+    import translate
+
+    last = ast.parse(translate.LANGUAGE_CELL.format(name="00_welcome.ipynb", stem="00_welcome")).body[-1]
+    assert not isinstance(last, ast.Expr), ast.unparse(last)
+    assert "use_cjk_fallback()" in translate.LANGUAGE_CELL

@@ -242,6 +242,33 @@ def test_fill_numeric_blanks(home):
     assert "0.6667 (± 0.01)" in w.solution.value
 
 
+def test_a_check_grades_the_values_its_click_brought(home):
+    """The fill-in race: while the kernel is busy, ipywidgets holds a box's new value back and the click can
+    arrive first. The front end of ``typed_values`` sends the boxes' texts just before the click: the check
+    grades those, once, and the boxes' own values again when no message came (a click from Python)."""
+    from bertedu.teaching.quiz.typed import BLANK_CLASS, CHECK_CLASS
+
+    w = quiz.ask(WELCOME, "quiz-score")
+    assert CHECK_CLASS in w.submit._dom_classes and all(BLANK_CLASS in b._dom_classes for b in w.blanks)
+    assert w.typed_values in w.options_box.children
+    w.blanks[0].value, w.blanks[1].value = "0.67", "half"  # the kernel's copy: the old values
+    w.typed_values._handle_custom_msg(
+        {"event": "check", "values": ["0.67", "33%"]}, []
+    )  # what the page shows
+    w.submit.click()
+    assert "✓ Correct" in w.feedback.value
+    assert stored(home)["notebooks"][WELCOME]["questions"]["quiz-score"]["answers"][-1]["answer"] == [
+        "0.67",
+        "33%",
+    ]
+    w.submit.click()  # no message this time: the boxes' values
+    assert "✗ Not quite" in w.feedback.value and "“half” is not a number" in w.feedback.value
+    for ignored in ({"event": "check", "values": ["0.67"]}, {"event": "other"}, {"values": [1, 2]}, "check"):
+        w.typed_values._handle_custom_msg(ignored, [])  # a wrong count or shape is not an answer
+        w.submit.click()
+        assert "✗ Not quite" in w.feedback.value
+
+
 def test_fill_text_blanks_and_explanation():
     w = quiz.ask("paper", "a-masked-lm-name")
     w.blanks[0].value = "Masked"

@@ -1,5 +1,7 @@
 """bertedu.teaching.viz training plots: loss curves (notebook 06) and masking statistics (notebook 03)."""
 
+import re
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
@@ -160,3 +162,22 @@ def test_masking_statistics_accepts_a_masking_result_and_its_fractions():
         assert heights == pytest.approx(
             [counts[k] / ids.numel() for k in ("[MASK]", "random", "unchanged", "not selected")]
         )
+
+
+def test_loss_curve_legends_name_the_metrics_in_chinese():
+    """The Chinese edition's legends said "mlm_accuracy（评估）" (review of 2026-12-06, F5): the metric keys of a
+    history are shown by name in Chinese, by key in English (what `metrics=` takes)."""
+    from bertedu import language
+
+    language.set_language("zh")
+    try:
+        fig = viz.plot_loss_curves(history(), smooth=2)
+        labels = {
+            ln.get_label() for ax in fig.axes for ln in ax.get_lines() if not ln.get_label().startswith("_")
+        }
+    finally:
+        language.set_language(None)
+    assert {"损失（训练），2 点滑动平均", "MLM 损失（训练），2 点滑动平均", "MLM 准确率（评估）"} <= labels, (
+        labels
+    )
+    assert not [label for label in labels if re.search(r"[a-z]+_[a-z]+", label)], labels

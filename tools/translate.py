@@ -66,7 +66,7 @@ from bertedu import language
 from bertedu.teaching import viz
 
 language.set_language("zh")
-viz.use_cjk_fallback()  # 图表中的中文用一种有中文字形的字体画出"""
+cjk_font = viz.use_cjk_fallback()  # 图表中的中文用一种有中文字形的字体（cjk_font）画出"""
 UNTRANSLATED_NOTE = t("edition_untranslated", LANG)
 ENGLISH_LINK_NOTE = t("edition_english_link", LANG)
 HEADER = """\

@@ -187,7 +187,7 @@ UI: dict[str, dict[str, str]] = {
     },
     "site_minibert_link": {
         "en": "**In your browser:** the model this notebook trains runs on the page [{title}](minibert.md).",
-        "zh": "**在网页浏览器中：**本笔记本训练的模型可以在[{title}](minibert.md)页面中直接运行。",
+        "zh": "**在网页浏览器中**：本笔记本训练的模型可以在[{title}](minibert.md)页面中直接运行。",
     },
     "site_check_note": {
         "en": '<p><strong>Exercise.</strong> Write your answer in your own copy of this notebook and run <code>{call}</code> there: <code>make lab</code> opens it (see <a href="{run}">Run it yourself</a>). <code>{hint}</code> gives a hint. The reference solution is not shown on this site.</p>',
@@ -232,7 +232,7 @@ UI: dict[str, dict[str, str]] = {
     "minibert_probability": {"en": "probability", "zh": "概率"},
     "minibert_attention": {
         "en": "Attention maps (rows: the token that looks; columns: the token it looks at)",
-        "zh": "注意力图（行：发出注意的词元；列：被注意的词元）",
+        "zh": "注意力图（行：发出注意力的词元；列：被关注的词元）",
     },
     "minibert_layerHead": {"en": "layer {layer}, head {head}", "zh": "层 {layer}，注意力头 {head}"},
     "minibert_noMask": {
@@ -285,7 +285,7 @@ UI: dict[str, dict[str, str]] = {
 #: A deck of one notebook is named after its bank's title (see ``bertedu.teaching.quiz.api.deck_title``).
 DECK_TITLES: dict[str, dict[str, str]] = {
     "part-a": {"en": "Paper part A · Motivation", "zh": "论文 A 部分 · 研究动机"},
-    "part-b": {"en": "Paper part B · Architecture and input", "zh": "论文 B 部分 · 模型结构与输入表示"},
+    "part-b": {"en": "Paper part B · Architecture and input", "zh": "论文 B 部分 · 模型架构与输入表示"},
     "part-c": {"en": "Paper part C · Pre-training tasks and data", "zh": "论文 C 部分 · 预训练任务与数据"},
     "part-d": {"en": "Paper part D · Fine-tuning and results", "zh": "论文 D 部分 · 微调与实验结果"},
     "part-e": {"en": "Paper part E · Ablations", "zh": "论文 E 部分 · 消融实验"},

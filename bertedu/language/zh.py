@@ -128,7 +128,7 @@ MESSAGES: dict[str, str] = {
     "{label}: {message}": "{label}：{message}",
     " (line {line} of {function})": "（{function} 的第 {line} 行）",
     "your code raised {error}: {exc}{place}. Fix that error first, then check again.": (
-        "你的代码抛出了 {error}: {exc}{place}。请先改正这个错误，再重新检查。"
+        "你的代码抛出了 {error}：{exc}{place}。请先改正这个错误，再重新检查。"
     ),
     "The reference solution opens after your first attempt: write your answer, run its check "
     "(`ex.{name}.check(...)`, a wrong answer counts), then ask again.": (
@@ -213,6 +213,14 @@ MESSAGES: dict[str, str] = {
     "step": "步数",
     "accuracy": "准确率",
     "loss": "损失",
+    # the metric keys of a training history, as the legends of viz.plot_loss_curves show them
+    "mlm_loss": "MLM 损失",
+    "nsp_loss": "NSP 损失",
+    "mlm_accuracy": "MLM 准确率",
+    "nsp_accuracy": "NSP 准确率",
+    "mlm_top5_accuracy": "MLM top-5 准确率",
+    "token_accuracy": "词元准确率",
+    "exact_match": "精确匹配（EM）",
     "value": "数值",
     "observed": "观测值",
     "expected": "期望值",

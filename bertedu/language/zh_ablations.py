@@ -24,7 +24,7 @@ MESSAGES: dict[str, str] = {
     "`causal_mask({T})` has shape {shape}; it must be (1, 1, {T}, {T}): one row per query, one column per "
     "key, and two leading axes of size 1 that broadcast over the batch and the heads.": (
         "`causal_mask({T})` 的形状是 {shape}；它必须是 (1, 1, {T}, {T})：每个查询一行，每个键一列，"
-        "前面两个大小为 1 的轴在批量和注意力头上广播。"
+        "前面两个大小为 1 的轴在批次和注意力头上广播。"
     ),
     "`causal_mask({T})` has dtype {dtype}; make it boolean (True = may attend), e.g. with `.bool()`. A "
     "0/1 mask of numbers is not a mask: attention would add it to the scores.": (
@@ -131,6 +131,6 @@ MESSAGES: dict[str, str] = {
     # --- comments of the reference solutions: Exercise.solution() shows the English code with these
     # comments translated (bertedu.language.translate_code)
     "(T, T): query i sees keys j <= i": "(T, T)：查询 i 看到键 j <= i",
-    "(1, 1, T, T): broadcasts over batch and heads": "(1, 1, T, T)：在批量和注意力头上广播",
+    "(1, 1, T, T): broadcasts over batch and heads": "(1, 1, T, T)：在批次和注意力头上广播",
     "one change: mask 20 % instead of 30 %": "只改一处：遮住 20% 而不是 30%",
 }

@@ -197,7 +197,7 @@ MESSAGES: dict[str, str] = {
     "your function raised {type}: {exc} when called on a ({T}, {T}) NumPy array of float64 (a NumPy "
     "array, not a torch tensor). Fix that error first, then check again.": (
         "你的函数在处理一个 ({T}, {T}) 的 float64 NumPy 数组（是 NumPy 数组，不是 torch 张量）"
-        "时抛出了 {type}: {exc}。请先改正这个错误，再重新检查。"
+        "时抛出了 {type}：{exc}。请先改正这个错误，再重新检查。"
     ),
     "your function changed its input in place; compute the statistic without writing into `attn` (a "
     "notebook would then show a different matrix than the model produced).": (

@@ -9,7 +9,7 @@ MESSAGES: dict[str, str] = {
     # --- bertedu/teaching/exercises/nn_checks.py (notebooks 02-06, 11) -----------------------------------------------
     "pass your class itself, e.g. `{example}`, not an instance of it (the checker builds its own with "
     "the test configuration).": (
-        "请传入你的类本身，例如 `{example}`，而不是它的实例（检查程序会用测试配置自己创建实例）。"
+        "请传入你的类本身，例如 `{example}`，而不是它的实例（检查器会用测试配置自己创建实例）。"
     ),
     "pass your class, e.g. `{example}`, not a {type}.": (
         "请传入你的类，例如 `{example}`，而不是一个 {type}。"
@@ -68,7 +68,7 @@ MESSAGES: dict[str, str] = {
         "少了残差连接：应为 LN(x + f(x))，而不是 LN(f(x))。"
     ),
     "the feed-forward block must read h = LN(x + Attn(x)), not the input x.": (
-        "前馈块必须读取 h = LN(x + Attn(x))，而不是输入 x。"
+        "前馈网络必须读取 h = LN(x + Attn(x))，而不是输入 x。"
     ),
     "your layer's output differs from BertLayer's (no mask, eval mode).": (
         "你这一层的输出与 BertLayer 的不同（无掩码，eval 模式）。"
@@ -92,7 +92,7 @@ MESSAGES: dict[str, str] = {
     ),
     "The feed-forward block reads h: F.gelu(self.intermediate['dense'](h)), then self.output's dense, "
     "dropout, + h, LayerNorm.": (
-        "前馈块读取 h：F.gelu(self.intermediate['dense'](h))，然后是 self.output 的 dense、dropout、"
+        "前馈网络读取 h：F.gelu(self.intermediate['dense'](h))，然后是 self.output 的 dense、dropout、"
         "+ h、LayerNorm。"
     ),
     "forward must return an object with .loss, .prediction_logits and .seq_relationship_logits (e.g. "

@@ -183,6 +183,12 @@ MESSAGES: dict[str, str] = {
     "static masking with 10 copies: {_math}": "静态掩码（10 份副本）：1 − 0.85¹⁰",
     "epochs E": "轮数 E",
     "tokens predicted at least once": "至少被预测过一次的词元比例",
+    "BERT: 15 %": "BERT：15%",
+    # the masking slider (a widget of notebook 03): its title and its table's columns
+    "Masking slider at p = {p:.2f}": "掩码滑块：p = {p:.2f}",
+    "original": "原词",
+    "model input": "模型输入",
+    "label": "标签",
     # --- comments of the reference solutions: Exercise.solution() shows the English code with these
     # comments translated (bertedu.language.translate_code)
     "300 tokens carry a label": "300 个词元带有标签",

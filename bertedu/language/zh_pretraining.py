@@ -100,7 +100,7 @@ MESSAGES: dict[str, str] = {
     ),
     "the model stays in eval mode: dropout is off while it trains. The checker hands the model over in eval "
     "mode (as it is after an evaluation); start the step with model.train().": (
-        "模型一直处于 eval 模式：训练时 dropout 是关闭的。检查程序交给你的模型处于 eval 模式"
+        "模型一直处于 eval 模式：训练时 dropout 是关闭的。检查器交给你的模型处于 eval 模式"
         "（就像刚做完一次评估那样）；请在这一步的开头调用 model.train()。"
     ),
     "the gradients are never reset: call optimizer.zero_grad() before loss.backward(), or every step adds "

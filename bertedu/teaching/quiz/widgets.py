@@ -1,4 +1,4 @@
-"""The quiz's widgets (ipywidgets 8, no custom JavaScript): questions and sections, and the shared base
+"""The quiz's widgets (ipywidgets 8): questions and sections, and the shared base
 of every quiz widget (flashcards: :mod:`bertedu.teaching.quiz.flashcards`; progress: :mod:`bertedu.teaching.quiz.progress_view`).
 
 Every widget exposes its parts as attributes, so a test (or a curious student) can drive it::
@@ -24,7 +24,10 @@ Named children, by widget:
     the ticked option's bank index or ``None``, ``options`` = ``(label as plain text, bank index)`` pairs in
     ``order``);
   - :class:`MultipleChoiceWidget`: ``options_box`` (a ``VBox``, boxes in ``order``);
-  - :class:`FillInWidget`: ``blanks`` (one ``Text`` per blank, labelled), inside ``options_box``;
+  - :class:`FillInWidget`: ``blanks`` (one ``Text`` per blank, labelled), inside ``options_box``, and
+    ``typed_values`` (:class:`bertedu.teaching.quiz.typed.TypedValues`, the one custom widget: its front end sends
+    the boxes' texts with each click on Check, so the quiz grades what the student typed even while the kernel is
+    busy and ipywidgets holds the boxes' new values back);
 - :class:`QuizSection`: ``questions`` (the question widgets);
 - :class:`FlashcardDeck`: ``card`` (the visible side), ``position``, ``status``, ``flip``, ``previous``,
   ``next``, ``known``, ``unknown``; plus ``index`` and ``showing_back``;
@@ -81,6 +84,7 @@ from bertedu.teaching.quiz.core import (
 from bertedu.teaching.quiz.render import emphasis, markdown_to_html, plain_text
 from bertedu.teaching.quiz.shuffle import option_order
 from bertedu.teaching.quiz.store import answer_record, get_store, option_ids
+from bertedu.teaching.quiz.typed import BLANK_CLASS, CHECK_CLASS, TypedValues
 
 _BOX = "border:1px solid var(--jp-border-color1, #bbb);border-radius:6px;padding:0.6em 0.9em;margin:0.3em 0"
 
@@ -200,6 +204,7 @@ class QuestionWidget(_QuizWidget):
         self.options_box = self._make_controls()
         self.scoring = widgets.HTML()
         self.submit = widgets.Button(button_style="primary", icon="check")
+        self.submit.add_class(CHECK_CLASS)
         self.hint_button = widgets.Button(icon="lightbulb")
         self.solution_button = widgets.Button(icon="book-open", disabled=self.previous is None)
         self.saved = widgets.HTML()
@@ -277,9 +282,13 @@ class QuestionWidget(_QuizWidget):
         return [self.question.options[i].id for i in choice_indices(self.question, answer)]
 
     # -- actions -------------------------------------------------------------------------------------
+    def _answer_to_grade(self) -> object:
+        """The answer the Check button grades: :attr:`answer` (a fill-in question: what the click brought)."""
+        return self.answer
+
     def check(self) -> Result:
         """Grade the current answer (the Check button). Empty answers only get a request for an answer."""
-        answer = self.answer
+        answer = self._answer_to_grade()
         result = grade(self.question, answer, self.lang)
         if not result.answered:
             self.feedback.value = f'<div role="status"><p><strong>{_esc(result.message)}</strong></p></div>'
@@ -594,9 +603,23 @@ class FillInWidget(QuestionWidget):
             )
             for _ in self.question.blanks
         ]
+        for box in self.blanks:
+            box.add_class(BLANK_CLASS)
         self._units = [widgets.HTML(_esc(b.unit or "")) for b in self.question.blanks]
         rows = [widgets.HBox([box, unit]) for box, unit in zip(self.blanks, self._units)]
-        return widgets.VBox(rows)
+        self._typed: list[str] | None = None
+        self.typed_values = TypedValues(self._received_typed)
+        return widgets.VBox([*rows, self.typed_values])
+
+    def _received_typed(self, values: list[str]) -> None:
+        """The boxes' texts as the student saw them when clicking Check (the click follows this message)."""
+        if len(values) == len(self.blanks):
+            self._typed = values
+
+    def _answer_to_grade(self) -> list[str]:
+        """What the click brought, else the boxes' values (the kernel's copy, which may lag behind the page)."""
+        typed, self._typed = self._typed, None
+        return typed if typed is not None else self.answer
 
     def _relabel_controls(self) -> None:
         for i, (box, blank) in enumerate(zip(self.blanks, self.question.blanks)):

@@ -21,6 +21,19 @@ SHOWN_NAMES = {
     "train": translatable("train"),
     "eval": translatable("eval"),
 }
+# What the legends show for the metric keys of a pretraining or fine-tuning history: the key itself in English (it
+# is what `metrics=` takes), a name in other languages ("MLM 损失", not "mlm_loss"). Other keys are shown as they are.
+METRIC_NAMES = {
+    "loss": translatable("loss"),
+    "mlm_loss": translatable("mlm_loss"),
+    "nsp_loss": translatable("nsp_loss"),
+    "accuracy": translatable("accuracy"),
+    "mlm_accuracy": translatable("mlm_accuracy"),
+    "nsp_accuracy": translatable("nsp_accuracy"),
+    "mlm_top5_accuracy": translatable("mlm_top5_accuracy"),
+    "token_accuracy": translatable("token_accuracy"),
+    "exact_match": translatable("exact_match"),
+}
 SPLIT_STYLE = {"train": dict(linestyle="-"), "eval": dict(linestyle="--", marker="o", markersize=4)}
 NOT_METRICS = ("step", "split", "epoch")
 
@@ -115,7 +128,8 @@ def plot_loss_curves(
             steps, values = (np.array(v, dtype=np.float64) for v in zip(*points))
             style = SPLIT_STYLE.get(split, dict(linestyle=":", marker="s", markersize=4))
             shown_split = translate(SHOWN_NAMES.get(split, split))
-            label = msg("{metric} ({split})", metric=metric, split=shown_split) if len(splits) > 1 else metric
+            shown = translate(METRIC_NAMES.get(metric, metric))
+            label = msg("{metric} ({split})", metric=shown, split=shown_split) if len(splits) > 1 else shown
             target = panels[metric]
             if smooth > 1 and split == "train" and len(values) > 1:
                 target.plot(steps, values, color=colors[metric], alpha=0.25, linewidth=1)
