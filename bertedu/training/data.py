@@ -183,16 +183,34 @@ class NSPPairSampler:
     boundary of a *different* document. A and B are therefore drawn alike for both labels (B never
     opens a document, A never closes one in either case), so the label can only be learned from how A and
     B fit together, not from a shortcut. A document with a single sentence has no boundary and is not used.
-    Introduced in notebook 03.
+
+    ``max_tokens`` (documents of token-id lists only) *packs* the pair instead, as the paper's pretraining data
+    does ("a sentence" is any span of text, Section 3.1): A and B take as many consecutive sentences as fill
+    ``max_tokens`` tokens together (:meth:`pack`), so an example of a corpus of short sentences is a
+    full row, not two short sentences and padding. Introduced in notebook 03.
     """
 
-    def __init__(self, documents: Sequence[Sequence], *, max_sentences: int = 2, is_next_prob: float = 0.5):
+    def __init__(
+        self,
+        documents: Sequence[Sequence],
+        *,
+        max_sentences: int = 2,
+        is_next_prob: float = 0.5,
+        max_tokens: int | None = None,
+    ):
         check_nsp_documents(documents)
         require_int("max_sentences", max_sentences, 1)
         require_probability("is_next_prob", is_next_prob, allow_one=True)
+        require_int("max_tokens", max_tokens, 2, none_ok=True)
+        if max_tokens is not None and isinstance(documents[0][0], str):
+            raise ValueError(
+                "max_tokens packs sentences by their number of tokens: pass tokenized documents (lists of "
+                "token ids), e.g. PretrainingDataset's token_documents, or leave max_tokens out."
+            )
         self.documents = documents
         self.max_sentences = max_sentences
         self.is_next_prob = is_next_prob
+        self.max_tokens = max_tokens
         # Every boundary (doc, k), grouped by document: boundaries of doc d are [first[d], first[d] + count[d]).
         self.boundaries = [(d, k) for d, doc in enumerate(documents) for k in range(1, len(doc))]
         self.first, self.count = {}, {}
@@ -208,7 +226,7 @@ class NSPPairSampler:
             )
 
     def sample(self, rng: random.Random) -> NSPPair:
-        """One pair, drawn with ``rng`` (a ``random.Random``)."""
+        """One pair, drawn with ``rng`` (a ``random.Random``); grown to fill ``max_tokens`` if set (:meth:`pack`)."""
         d, k = self.boundaries[rng.randrange(len(self.boundaries))]
         a = SentenceSpan(d, max(0, k - rng.randint(1, self.max_sentences)), k)
         if rng.random() < self.is_next_prob:
@@ -218,7 +236,34 @@ class NSPPairSampler:
             i = i + self.count[d] if i >= self.first[d] else i
             (b_doc, b_start), label = self.boundaries[i], NOT_NEXT
         b_stop = min(len(self.documents[b_doc]), b_start + rng.randint(1, self.max_sentences))
-        return NSPPair(a, SentenceSpan(b_doc, b_start, b_stop), label)
+        pair = NSPPair(a, SentenceSpan(b_doc, b_start, b_stop), label)
+        return pair if self.max_tokens is None else self.pack(pair, rng)
+
+    def pack(self, pair: NSPPair, rng: random.Random) -> NSPPair:
+        """``pair`` with its segments grown to fill ``max_tokens`` (the same boundary, B's start and label): A
+        reaches back from its end until it holds a share of ``max_tokens`` drawn uniformly from 1 to
+        ``max_tokens - 1`` (the paper draws where A ends inside its chunk of sentences); B takes sentences until
+        the two fill ``max_tokens``; if B's document ends first, A reaches further back. The last sentence taken
+        may overflow: :func:`truncate_seq_pair` trims the pair to length, as the paper does."""
+        a, b = pair.a, pair.b
+        a_start, a_tokens = self._reach_back(a.doc, a.stop, 0, rng.randint(1, self.max_tokens - 1))
+        b_sentences = self.documents[b.doc]
+        b_stop, b_tokens = b.start, 0
+        while b_stop < len(b_sentences) and (b_stop == b.start or a_tokens + b_tokens < self.max_tokens):
+            b_tokens += len(b_sentences[b_stop])
+            b_stop += 1
+        if a_tokens + b_tokens < self.max_tokens:  # B's document ended: give the room to A
+            a_start, a_tokens = self._reach_back(a.doc, a_start, a_tokens, self.max_tokens - b_tokens)
+        spans = SentenceSpan(a.doc, a_start, a.stop), SentenceSpan(b.doc, b.start, b_stop)
+        return NSPPair(*spans, pair.next_sentence_label)
+
+    def _reach_back(self, d: int, start: int, tokens: int, target: int) -> tuple[int, int]:
+        """Extend a segment ending before sentence ``start`` of document ``d`` (holding ``tokens`` already)
+        backwards until it holds ``target`` tokens or the document begins; at least one sentence."""
+        while start > 0 and (tokens == 0 or tokens < target):
+            start -= 1
+            tokens += len(self.documents[d][start])
+        return start, tokens
 
 
 def check_nsp_documents(documents: Sequence[Sequence]) -> None:
@@ -265,6 +310,11 @@ def make_nsp_pairs(
     sampler = NSPPairSampler(documents, max_sentences=max_sentences, is_next_prob=is_next_prob)
     rng = random.Random(seed)
     return [sampler.sample(rng) for _ in range(num_pairs)]
+
+
+def packed_pairs(tokens: int, max_length: int) -> int:
+    """Packed examples per epoch: as many as hold every token once (``max_length - 3`` tokens each)."""
+    return max(1, -(-tokens // (max_length - 3)))
 
 
 def truncate_seq_pair(tokens_a: list, tokens_b: list, max_num_tokens: int) -> tuple[list, list]:
@@ -317,7 +367,9 @@ class PretrainingDataset(torch.utils.data.Dataset):
     """NSP pairs from tokenized documents, as ``[CLS] A [SEP] B [SEP]`` id lists (unpadded, unmasked).
 
     ``documents``: lists of sentences (``read_corpus``'s result); every sentence is tokenized once, here.
-    ``len(ds)`` is ``num_pairs`` (default: the number of sentences). Item ``i`` is a dict with
+    ``packing=True`` fills every example with consecutive sentences up to ``max_length`` (:class:`NSPPairSampler`'s
+    ``max_tokens``). ``len(ds)`` is ``num_pairs`` (default: the number of sentences; packed, as many rows as hold
+    every token once). Item ``i`` is a dict with
     ``input_ids``, ``token_type_ids`` (lists), ``next_sentence_label`` (0 = IsNext, 1 = NotNext) and
     ``mask_seed`` (for :class:`PretrainingCollator`); it depends only on ``(seed, epoch, i)``: call
     :meth:`set_epoch` to get new pairs (``resample_pairs=True``) and new masks each epoch. The epoch is
@@ -336,6 +388,7 @@ class PretrainingDataset(torch.utils.data.Dataset):
         is_next_prob: float = 0.5,
         seed: int = 0,
         resample_pairs: bool = True,
+        packing: bool = False,
     ):
         check_nsp_documents(documents)
         token_documents = []  # [doc][sentence] -> list of token ids
@@ -353,19 +406,41 @@ class PretrainingDataset(torch.utils.data.Dataset):
                         "tokenization (only control or invisible characters?); remove it."
                     )
                 token_documents[-1].append(ids)
-        num_pairs = sum(map(len, documents)) if num_pairs is None else num_pairs
-        self._setup(token_documents, tokenizer, max_length, num_pairs, max_sentences, is_next_prob, seed)
+        if (
+            num_pairs is None
+        ):  # an epoch: one pair per sentence, or (packed) as many rows as hold every token once
+            tokens = sum(len(s) for doc in token_documents for s in doc)
+            num_pairs = packed_pairs(tokens, max_length) if packing is True else sum(map(len, documents))
+        size = (max_length, num_pairs, max_sentences, is_next_prob, seed, packing)
+        self._setup(token_documents, tokenizer, *size)
         self.resample_pairs = resample_pairs
 
-    def _setup(self, token_documents, tokenizer, max_length, num_pairs, max_sentences, is_next_prob, seed):
+    def _setup(
+        self,
+        token_documents,
+        tokenizer,
+        max_length,
+        num_pairs,
+        max_sentences,
+        is_next_prob,
+        seed,
+        packing=False,
+    ):
         require_int("max_length", max_length, 5, hint="[CLS] A [SEP] B [SEP]")
         require_int("seed", seed)
         require_int("num_pairs", num_pairs, 1)
+        if packing not in (True, False) or type(packing) is int:
+            raise ValueError(f"packing must be True or False, got {packing!r}.")
         self.tokenizer, self.max_length, self.seed, self.resample_pairs = tokenizer, max_length, seed, True
         self.set_epoch(0)
         self._pairs, self._pairs_epoch = [], None
         self.token_documents = token_documents
-        self.sampler = NSPPairSampler(token_documents, max_sentences=max_sentences, is_next_prob=is_next_prob)
+        self.sampler = NSPPairSampler(
+            token_documents,
+            max_sentences=max_sentences,
+            is_next_prob=is_next_prob,
+            max_tokens=max_length - 3 if packing else None,  # [CLS] A [SEP] B [SEP]: 3 special tokens
+        )
         self.num_pairs = num_pairs
 
     @classmethod
@@ -379,12 +454,14 @@ class PretrainingDataset(torch.utils.data.Dataset):
         max_sentences: int = 2,
         is_next_prob: float = 0.5,
         seed: int = 0,
+        packing: bool = False,
     ) -> PretrainingDataset:
         """The dataset of documents tokenized already (``[doc][sentence] -> token ids``, e.g. a shard on disk:
         :mod:`bertedu.training.shards`), with ``num_pairs`` pairs per epoch; the same items as the constructor
         gives for the same documents as text."""
         dataset = cls.__new__(cls)
-        dataset._setup(token_documents, tokenizer, max_length, num_pairs, max_sentences, is_next_prob, seed)
+        size = (max_length, num_pairs, max_sentences, is_next_prob, seed, packing)
+        dataset._setup(token_documents, tokenizer, *size)
         return dataset
 
     @classmethod

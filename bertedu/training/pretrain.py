@@ -133,7 +133,12 @@ class PretrainingConfig:
     max_length: int = _setting(
         64, "tokens per [CLS] A [SEP] B [SEP] example (and position embeddings)", flag="--max-length", low=5
     )
-    max_sentences: int = _setting(2, "sentences per segment A / B (at most)", low=1)
+    max_sentences: int = _setting(2, "sentences per segment A / B (at most; without packing)", low=1)
+    packing: bool = _setting(
+        False,
+        "fill every example with consecutive sentences up to max_length (the paper's pretraining data); "
+        "False: 1..max_sentences sentences per segment",
+    )
     mlm_probability: float = _setting(
         0.15,
         "share of tokens selected for masked-LM (then 80 % [MASK] / 10 % random / 10 % kept; the paper: 0.15)",
@@ -233,6 +238,7 @@ class PretrainingConfig:
         """The settings of notebook 10's ablations (``ValueError`` with what to change)."""
         check_replacement_shares(self.mask_replace_prob, self.random_replace_prob)
         for name, allowed in (
+            ("packing", (True, False)),
             ("objective", OBJECTIVES),
             ("position_embedding_type", POSITION_EMBEDDING_TYPES),
             ("layer_norm_position", LAYER_NORM_POSITIONS),
@@ -329,7 +335,7 @@ def pretraining_batches(
         mask_replace_prob=config.mask_replace_prob,
         random_replace_prob=config.random_replace_prob,
     )
-    size = dict(max_length=config.max_length, max_sentences=config.max_sentences)
+    size = dict(max_length=config.max_length, max_sentences=config.max_sentences, packing=config.packing)
     buckets = dict(start_step=start_step, bucket_batches=config.bucket_batches)
     if isinstance(corpus, ShardedCorpus):  # tokenized shards on disk (bertedu.training.shards), streamed
         return corpus.batches(collator, config.batch_size, seed=config.seed, **size, **buckets)

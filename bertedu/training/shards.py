@@ -52,6 +52,7 @@ from bertedu.training.data import (
     bucketed_batches,
     check_nsp_documents,
     corpus_documents,
+    packed_pairs,
 )
 from bertedu.utils import file_sha256, stable_seed
 
@@ -231,8 +232,15 @@ class ShardedCorpus:
             ) from err
         self.tokenizer = BertTokenizer.from_file(self.folder)
 
-    def batches_per_epoch(self, batch_size: int) -> list[int]:
-        return [-(-s["sentences"] // batch_size) for s in self.shards]
+    def pairs_per_epoch(self, *, packing: bool = False, max_length: int = 64) -> list[int]:
+        """Each shard's NSP pairs in an epoch: one per sentence, or (``packing``) as many packed rows of
+        ``max_length`` as hold its tokens once (:func:`bertedu.training.data.packed_pairs`)."""
+        if packing:
+            return [packed_pairs(s["tokens"], max_length) for s in self.shards]
+        return [s["sentences"] for s in self.shards]
+
+    def batches_per_epoch(self, batch_size: int, *, packing: bool = False, max_length: int = 64) -> list[int]:
+        return [-(-n // batch_size) for n in self.pairs_per_epoch(packing=packing, max_length=max_length)]
 
     def batches(
         self,
@@ -244,11 +252,14 @@ class ShardedCorpus:
         max_sentences: int = 2,
         start_step: int = 0,
         bucket_batches: int = 8,
+        packing: bool = False,
     ) -> Iterator[tuple[int, dict]]:
         """Endless ``(step, batch)`` as :func:`bertedu.training.data.bucketed_batches` gives them for a corpus in
-        memory: an epoch has one NSP pair per sentence; the shards come in an order drawn from
-        ``(seed, epoch)``, each one's batches from ``(seed, shard, epoch)``. ``start_step`` resumes exactly."""
-        per = self.batches_per_epoch(batch_size)
+        memory: an epoch has one NSP pair per sentence (``packing``: one packed row per ``max_length - 3``
+        tokens); the shards come in an order drawn from ``(seed, epoch)``, each one's batches from
+        ``(seed, shard, epoch)``. ``start_step`` resumes exactly."""
+        pairs = self.pairs_per_epoch(packing=packing, max_length=max_length)
+        per = self.batches_per_epoch(batch_size, packing=packing, max_length=max_length)
         step = start_step
         while True:
             epoch, first = divmod(step, sum(per))
@@ -264,10 +275,11 @@ class ShardedCorpus:
                     dataset = PretrainingDataset.from_token_documents(
                         _ShardDocuments(self.folder, self.shards[j]["name"]),
                         self.tokenizer,
-                        num_pairs=self.shards[j]["sentences"],
+                        num_pairs=pairs[j],
                         max_length=max_length,
                         max_sentences=max_sentences,
                         seed=stable_seed(seed, "shard", j),
+                        packing=packing,
                     )
                 inner = bucketed_batches(
                     dataset,

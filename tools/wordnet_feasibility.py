@@ -1,0 +1,288 @@
+"""What pretraining a mini-BERT on WordNet costs and reaches on one CPU thread: issue 42's phase-1 measurements.
+
+    python tools/wordnet_feasibility.py padding                 # padding share of the batches, packed or not
+    python tools/wordnet_feasibility.py throughput              # tokens/s of the pretraining step per shape
+    python tools/wordnet_feasibility.py run NAME KEY=VALUE ...  # one recipe -> runs/wordnet/NAME (+ cost.json)
+    python tools/wordnet_feasibility.py score [NAME ...]        # masked words: runs, unigram and Kneser–Ney
+
+Needs ``make wordnet`` (build/wordnet/) and the corpus as shards with an 8,000-token vocabulary::
+
+    python -m bertedu.training.shards --corpus build/wordnet/corpus.txt --output build/wordnet-shards/v8000 \
+        --vocab-size 8000
+
+Everything trains with the course's own step (:func:`bertedu.training.pretrain.train_step`, through
+:func:`~bertedu.training.pretrain.pretrain` for the recipes) on one thread; times are CPU seconds of this process
+(``time.process_time``), so that other programs on a shared machine slow the wall clock, not the figures (they
+still cost some cache). Scores are on the *dev* items (``mlm_examples_dev.tsv``, ``mlm_definitions_dev.tsv``) and
+on ``data/wordnet/everyday_mlm.tsv``; the test files stay unread for notebook 12. Results go to
+``build/wordnet-feasibility/*.json``; ``score`` prints the table of data/wordnet/README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import math
+import os
+import sys
+import time
+from pathlib import Path
+
+import torch
+
+from bertedu.core.embeddings import BertEmbeddings
+from bertedu.core.model import BertForPreTraining, BertPreTrainedModel
+from bertedu.course.ngram_lm import KneserNeyLM, UnigramRule, corpus_word_lists, masked_word_rule_scores
+from bertedu.training.checkpoint import load_checkpoint
+from bertedu.training.data import read_corpus
+from bertedu.training.evalsets import MaskedWordItem, load_masked_word_items
+from bertedu.training.pretrain import (
+    PretrainingConfig,
+    model_config,
+    objective_batch,
+    pretrain,
+    pretraining_batches,
+    recipe_optimizer,
+    train_step,
+)
+from bertedu.training.probes import candidate_mask, masked_word_probabilities
+from bertedu.training.shards import ShardedCorpus
+
+ROOT = Path(__file__).resolve().parents[1]
+BUILT = ROOT / "build" / "wordnet"
+SHARDS = ROOT / "build" / "wordnet-shards" / "v8000"
+RUNS = ROOT / "runs" / "wordnet"
+RESULTS = ROOT / "build" / "wordnet-feasibility"
+ITEM_FILES = {
+    "examples": BUILT / "mlm_examples_dev.tsv",
+    "definitions": BUILT / "mlm_definitions_dev.tsv",
+    "everyday": ROOT / "data" / "wordnet" / "everyday_mlm.tsv",
+}
+#: The base of every recipe here: the corpus as shards, the fused attention kernel, one thread.
+BASE = dict(
+    corpus=str(SHARDS),
+    attn_implementation="sdpa",
+    num_threads=1,
+    eval_every=0,
+    log_every=50,
+    dropout=0.0,
+    packing=True,
+)
+
+
+def config(**settings) -> PretrainingConfig:
+    return PretrainingConfig(**{**BASE, **settings})
+
+
+def padding_share(settings: dict, batches: int = 200) -> dict:
+    """Over the first ``batches`` batches of a run with ``settings``: the share of padding in the batches (each is
+    padded to its longest row), the real tokens per row, and their share of ``max_length`` (a row's room)."""
+    cfg = config(**settings)
+    corpus = ShardedCorpus(SHARDS)
+    stream = pretraining_batches(cfg, corpus, corpus.tokenizer)
+    real = total = rows = 0
+    for _ in range(batches):
+        _, batch = next(stream)
+        real += int(batch["attention_mask"].sum())
+        total += batch["attention_mask"].numel()
+        rows += batch["attention_mask"].size(0)
+    return {
+        "padding_share": 1 - real / total,
+        "tokens_per_row": real / rows,
+        "share_of_max_length": real / (rows * cfg.max_length),
+    }
+
+
+def throughput(settings: dict, steps: int = 30, warm: int = 5) -> dict:
+    """CPU seconds per step and real (not padding) tokens per CPU second of the course's train_step."""
+    cfg = config(**settings, steps=steps + warm)
+    corpus = ShardedCorpus(SHARDS)
+    torch.manual_seed(0)
+    model = BertForPreTraining(
+        model_config(cfg, corpus.tokenizer.vocab_size).replace(attn_implementation="sdpa")
+    )
+    optimizer, scheduler = recipe_optimizer(model, cfg)
+    params = [p for p in model.parameters() if p.requires_grad]
+    stream = pretraining_batches(cfg, corpus, corpus.tokenizer)
+    tokens = seconds = 0.0
+    for step in range(steps + warm):
+        _, batch = next(stream)
+        start = time.process_time()
+        train_step(model, objective_batch(batch, cfg), optimizer, scheduler, params, 1.0, step)
+        if step >= warm:
+            seconds += time.process_time() - start
+            tokens += int(batch["attention_mask"].sum())
+    return {
+        "cpu_s_per_step": seconds / steps,
+        "tokens_per_cpu_s": tokens / seconds,
+        "load": os.getloadavg()[0],
+    }
+
+
+def sinusoid_positions() -> None:
+    """An experiment, not BERT: every model built from now on starts its position embeddings as the sinusoids of
+    Vaswani et al. (2017), scaled to the norm of a word embedding at initialisation (``0.02 * sqrt(H)``), instead of
+    N(0, 0.02) noise: is the plateau the time attention needs to find positions?"""
+    original = BertPreTrainedModel.post_init
+
+    def post_init(self) -> None:
+        original(self)
+        for module in self.modules():
+            if isinstance(module, BertEmbeddings):
+                table = module.position_embeddings.weight  # (P, H)
+                P, H = table.shape
+                position = torch.arange(P, dtype=torch.float32)[:, None]
+                frequency = torch.exp(torch.arange(0, H, 2, dtype=torch.float32) * (-math.log(10000.0) / H))
+                with torch.no_grad():
+                    table[:, 0::2] = torch.sin(position * frequency)
+                    table[:, 1::2] = torch.cos(position * frequency)
+                    table.mul_(self.config.initializer_range * math.sqrt(H) / math.sqrt(H / 2))
+
+    BertPreTrainedModel.post_init = post_init
+
+
+def run(name: str, settings: dict) -> dict:
+    """Pretrain the recipe ``settings`` into runs/wordnet/NAME; its cost goes to NAME/cost.json."""
+    stop_after = settings.pop("stop_after", None)  # the first steps of a longer run (its schedule unchanged)
+    if settings.pop("position_init", None) == "sinusoid":
+        sinusoid_positions()
+    cfg = config(**settings)
+    start, wall = time.process_time(), time.perf_counter()
+    result = pretrain(cfg, RUNS / name, progress=False, stop_after=stop_after)
+    cost = {
+        "name": name,
+        "settings": settings,
+        "cpu_minutes": (time.process_time() - start) / 60,
+        "wall_minutes": (time.perf_counter() - wall) / 60,
+        "load": os.getloadavg()[0],
+        "final_train": result.final_train_record,
+        "steps_done": result.step,
+        "tokens_seen": result.step * cfg.batch_size * cfg.max_length,
+    }
+    (RUNS / name / "cost.json").write_text(json.dumps(cost, indent=2) + "\n", encoding="utf-8")
+    return cost
+
+
+def single_token_items(tokenizer, items: list[MaskedWordItem]) -> list[MaskedWordItem]:
+    """The items with their answers that are one whole-word token of ``tokenizer`` (items with none dropped)."""
+    kept = []
+    for item in items:
+        answers = tuple(
+            a for a in item.answers if len(p := tokenizer.tokenize(a)) == 1 and p[0] != tokenizer.unk_token
+        )
+        if answers:
+            kept.append(MaskedWordItem(item.sentence, answers))
+    return kept
+
+
+def function_words() -> frozenset[str]:
+    """The words a WordNet masked-word item never hides (data/wordnet/make_wordnet_data.py's FUNCTION_WORDS)."""
+    spec = importlib.util.spec_from_file_location(
+        "make_wordnet_data", ROOT / "data/wordnet/make_wordnet_data.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module.FUNCTION_WORDS
+
+
+def candidate_ids(tokenizer) -> dict[str, list[int]]:
+    """The fillers ranked: ``all`` the whole-word tokens (the course's probes), ``content`` those that are words of
+    letters and not function words (what every item here hides), for the model and the rules alike."""
+    ids = candidate_mask(tokenizer).nonzero().flatten().tolist()
+    skip = function_words()
+    content = [i for i in ids if (t := tokenizer.convert_ids_to_tokens(i)).isalpha() and t not in skip]
+    return {"all": ids, "content": content}
+
+
+def rule_scores(tokenizer) -> dict:
+    """Unigram and Kneser-Ney (3-gram) scores on every item file, both candidate sets (cached in RESULTS)."""
+    cache = RESULTS / f"rules-v{tokenizer.vocab_size}.json"
+    out = json.loads(cache.read_text(encoding="utf-8")) if cache.is_file() else {}
+    rules: dict = {}
+    for kind, ids in candidate_ids(tokenizer).items():
+        candidates = tokenizer.convert_ids_to_tokens(ids)
+        for name, path in ITEM_FILES.items():
+            items = single_token_items(tokenizer, load_masked_word_items(path))
+            for rule_name in ("unigram", "kneser-ney-3"):
+                key = f"{kind}/{name}/{rule_name}"
+                if key in out:
+                    continue
+                if not rules:  # built once, when a score is missing
+                    words = corpus_word_lists(read_corpus(BUILT / "corpus.txt"))
+                    rules = {"unigram": UnigramRule(words), "kneser-ney-3": KneserNeyLM(words, order=3)}
+                start = time.process_time()
+                s = masked_word_rule_scores(rules[rule_name], items, candidates)
+                out[key] = {
+                    "top1": s["top1"],
+                    "top5": s["top5"],
+                    "n": s["n"],
+                    "cpu_s": time.process_time() - start,
+                }
+                cache.write_text(json.dumps(out, indent=2) + "\n", encoding="utf-8")
+    return out
+
+
+def model_scores(name: str) -> dict:
+    """Masked-word top-1/top-5 of runs/wordnet/NAME on every item file, both candidate sets."""
+    checkpoint = load_checkpoint(RUNS / name)
+    model, tokenizer = checkpoint.model, checkpoint.tokenizer
+    sets = {kind: torch.tensor(ids) for kind, ids in candidate_ids(tokenizer).items()}
+    out = {}
+    for file, path in ITEM_FILES.items():
+        items = single_token_items(tokenizer, load_masked_word_items(path))
+        probs = masked_word_probabilities(model, tokenizer, [i.sentence for i in items])  # (N, V)
+        answers = [set(tokenizer.convert_tokens_to_ids(list(i.answers))) for i in items]
+        for kind, ids in sets.items():
+            top = ids[probs[:, ids].topk(5, dim=-1).indices]  # (N, 5) token ids, best first
+            hits = [[int(t) in a for t in row] for row, a in zip(top, answers)]
+            out[f"{kind}/{file}"] = {
+                "top1": sum(h[0] for h in hits) / len(items),
+                "top5": sum(any(h) for h in hits) / len(items),
+                "n": len(items),
+            }
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("command", choices=["padding", "throughput", "run", "score"])
+    parser.add_argument("args", nargs="*")
+    args = parser.parse_args(argv)
+    torch.set_num_threads(1)
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    if args.command == "padding":
+        out = {}
+        for length in (64, 128):
+            for packing in (False, True):
+                out[f"len{length}/packing={packing}"] = padding_share(
+                    dict(max_length=length, packing=packing, batch_size=32)
+                )
+        print(json.dumps(out, indent=2))
+        (RESULTS / "padding.json").write_text(json.dumps(out, indent=2) + "\n")
+    elif args.command == "throughput":
+        out = {}
+        for size, length, batch in (("tiny", 64, 64), ("tiny", 128, 32), ("mini", 64, 64), ("mini", 128, 32)):
+            out[f"{size}/len{length}/batch{batch}"] = throughput(
+                dict(model_size=size, max_length=length, batch_size=batch)
+            )
+            print(size, length, batch, out[f"{size}/len{length}/batch{batch}"], flush=True)
+        (RESULTS / "throughput.json").write_text(json.dumps(out, indent=2) + "\n")
+    elif args.command == "run":
+        name, *pairs = args.args
+        settings = {k: json.loads(v) for k, v in (p.split("=", 1) for p in pairs)}
+        print(json.dumps(run(name, settings), indent=2))
+    else:
+        tokenizer = ShardedCorpus(SHARDS).tokenizer
+        table = {"rules": rule_scores(tokenizer)}
+        print(json.dumps(table["rules"], indent=2), flush=True)
+        for name in args.args or sorted(p.name for p in RUNS.iterdir() if (p / "cost.json").is_file()):
+            table[name] = {"cost": json.loads((RUNS / name / "cost.json").read_text()), **model_scores(name)}
+            print(name, json.dumps(table[name]), flush=True)
+        (RESULTS / "scores.json").write_text(json.dumps(table, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
