@@ -108,7 +108,7 @@ def block_commands(path: Path) -> list[Command]:
             i += 1
             for words in _split(line):
                 command = _make_command(words, line.strip(), f"{path.name}:{first_line + start}", activated)
-                if command.words[:1] == ["source"] and command.words[1:] == [".venv/bin/activate"]:
+                if _activates_a_venv(command.words):
                     activated = "venv"
                 if command.words[:2] == ["conda", "activate"]:
                     activated = "conda"
@@ -311,10 +311,31 @@ def check_python(command: Command, tmp_path: Path) -> None:
     pytest.fail(f"{command}: `python -m {module}` is not covered by tests/test_readme.py; add a rule")
 
 
+def _activates_a_venv(words: list[str]) -> bool:
+    """``source <folder>/bin/activate``: a virtual environment, ours (.venv) or another the reader made."""
+    return len(words) == 2 and words[0] == "source" and words[1].endswith("bin/activate")
+
+
+def _wheel_name() -> str:
+    """The file ``pip wheel --no-deps -w dist .`` writes for this repository."""
+    project = _pyproject()["project"]
+    return f"dist/{project['name']}-{project['version']}-py3-none-any.whl"
+
+
 def check_pip(command: Command, tmp_path: Path) -> None:
     words = command.words[1:]
     if words == ["config", "list"]:
         return  # only shows pip's configuration
+    if words[:1] == ["wheel"]:
+        assert words == ["wheel", "--no-deps", "-w", "dist", "."], (
+            f"{command}: build this repository's wheel alone"
+        )
+        return
+    if words[:1] == ["install"] and words[1:2] and words[1].endswith(".whl"):
+        assert words == ["install", _wheel_name()], (
+            f"{command}: the wheel is {_wheel_name()} (pyproject's version)"
+        )
+        return
     assert words[:1] == ["install"], f"{command}: only `pip install` and `pip config list` are covered"
     pins = _pins()
     no_deps, index_url, requirements, i = False, None, [], 1
@@ -422,6 +443,8 @@ def check(command: Command, tmp_path: Path) -> None:
         return check_conda(command, tmp_path)
     if words == ["source", ".venv/bin/activate"]:
         return None  # made by `python3 -m venv .venv` just before, or by `make lab`
+    if _activates_a_venv(words):
+        return None  # another environment the reader made (the wheel's "any other virtual environment")
     if first == "python3" and words[1:3] == ["-m", "venv"]:
         return check_python(command, tmp_path)
     bare = first in ("python", "python3", "pip", "jupyter", "ruff", "pytest")
@@ -490,6 +513,8 @@ def _one(text: str, activated: str = "") -> Command:
         (".venv/bin/frobnicate --now", "not a program the course's install provides"),
         ("pip install torch", "not pinned"),
         ("pip install numpy==1.0.0", "not the version"),
+        (".venv/bin/pip install dist/bertedu-9.9.9-py3-none-any.whl", "the wheel is"),
+        (".venv/bin/pip wheel -w dist .", "build this repository's wheel alone"),
         ("pip install --index-url https://download.pytorch.org/whl/cpu torch==2.13.0", "with --no-deps"),
         (
             "pip install --no-deps --extra-index-url https://download.pytorch.org/whl/cpu torch==2.13.0",

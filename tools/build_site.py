@@ -557,7 +557,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"Built {pages} notebook pages ({', '.join(built['pages'])}) into {args.out}: "
         f"{built['size_mb']:.1f} MB in {built['seconds']:.0f} s."
     )
-    print(f"Serve it: .venv/bin/python -m http.server -d {args.out} 8000, then open http://localhost:8000/")
+    print(f"Serve it: .venv/bin/python -m http.server -d {args.out} 8765, then open http://localhost:8765/")
     return 0
 
 
