@@ -148,6 +148,32 @@ def summarise(runs: list[dict]) -> dict[str, dict]:
     return out
 
 
+def rejudge(result: dict) -> dict:
+    """``result`` (a sweep's) judged again with the ledger as it is now: the same measurements, each claim's
+    ``holds`` and ``slack`` recomputed from its recorded value with today's comparison and margin (an entry the
+    ledger no longer has is left out). ``result["rejudged"]`` lists the claims whose verdict on some run changed:
+    their margins were set after the sweep that measured them, which the next sweep confirms or not."""
+    from bertedu.course.claims import ledger
+
+    entries, changed = ledger(), set()
+    runs = []
+    for run in result["runs"]:
+        claims = []
+        for record in run["claims"]:
+            claim = entries.get(record["id"])
+            if claim is None:
+                continue
+            value, reference = record["value"], record.get("reference")
+            if (claim.compare in ("ahead", "behind", "level", "times")) != (reference is not None):
+                continue  # the entry's comparison changed shape: it needs a new measurement
+            new = {**record, "holds": claim.holds(value, reference), "slack": claim.slack(value, reference)}
+            if new["holds"] != record["holds"]:
+                changed.add(record["id"])
+            claims.append(new)
+        runs.append({**run, "claims": claims})
+    return {**result, "runs": runs, "summary": summarise(runs), "rejudged": sorted(changed)}
+
+
 def verdict(measured: int, held: int, runs: int) -> str:
     if measured == 0:
         return "not measured"
@@ -239,6 +265,15 @@ def section(result: dict) -> list[str]:
             f"| `{cid}`: {claim.statement} | {claim.notebook[:2]} | {claim.compare} {margin} | "
             f"{row['held']}/{row['runs']} | {values} | {diff_text} | {slack} | {row['verdict']} |"
         )
+    if result.get("rejudged"):
+        lines += [
+            "",
+            f"Judged with the ledger's current margins; {len(result['rejudged'])} claims missed on some run under "
+            "the margins the notebooks had when this sweep ran, and were restated after it (a wider margin where "
+            "the statement still holds, the notebook's words changed to match): "
+            + ", ".join(f"`{c}`" for c in result["rejudged"])
+            + ". Their margins come from this sweep, so only the next one tests them.",
+        ]
     errors = [(run, e) for run in runs for e in run["errors"]]
     lines += [
         "",
