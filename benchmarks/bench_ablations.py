@@ -79,7 +79,7 @@ def measure(*, quick: bool = False, jobs: int = 2, cache: str | Path | None = No
     return {
         "settings": {k: list(v) if isinstance(v, tuple) else v for k, v in settings.items()},
         "records": records,
-        "baselines": {k: list(v) for k, v in ablations.baseline_scores().items()},
+        "baselines": {k: list(v) for k, v in ablations.metric_baselines().items()},
         "seconds": time.perf_counter() - started,
         "run_seconds": sum(r["seconds"]["pretrain"] + r["seconds"]["measure"] for r in records),
         "cached": len(work) - len(todo),

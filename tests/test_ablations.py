@@ -312,7 +312,7 @@ def test_most_frequent_tag_baseline():
 
 def test_baselines_are_the_documented_ones():
     """The strongest rule per metric (data/README.md), the corpus rules of issue 39 included."""
-    base = ablations.baseline_scores()
+    base = ablations.metric_baselines()
     assert base["mlm_top1"] == (62 / 79, "trigram model")  # the co-occurrence filler ties it (62 of 79)
     assert base["mlm_top5"] == (74 / 79, "co-occurrence naive Bayes")  # the trigram model: 73
     assert base["gen_top1"] == (22 / 40, "co-occurrence naive Bayes")  # the trigram model: 5
@@ -326,7 +326,7 @@ def test_baselines_are_the_documented_ones():
 
 def test_every_metric_of_the_tables_has_a_baseline():
     """Notebook 10's and RESULTS.md's tables put a trivial baseline under every column: no score stands alone."""
-    base = ablations.baseline_scores()
+    base = ablations.metric_baselines()
     assert set(ablations.METRICS) <= set(base), set(ablations.METRICS) - set(base)
     assert (
         base["tagging_acc"][0] > base["tagging"][0]

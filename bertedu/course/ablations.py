@@ -699,7 +699,7 @@ def paper_comparison(summary: dict) -> list[dict]:
     return rows
 
 
-def baseline_scores() -> dict[str, tuple[float, str]]:
+def metric_baselines() -> dict[str, tuple[float, str]]:
     """The trivial baselines (:mod:`bertedu.course.baselines`) of every metric a rule can be scored on:
     ``{metric: (score, which rule)}``, the strongest rule where there are several: the better of the trigram
     model and the co-occurrence filler on the masked-word files (top-1 and top-5 each), word overlap and the
