@@ -314,9 +314,44 @@ def test_check_compares_as_its_entry_says(monkeypatch, tmp_path):
         claims.ledger.cache_clear()
 
 
+def test_an_entry_that_varies_is_observed_never_asserted(monkeypatch, tmp_path):
+    ledger = tmp_path / "claims.yaml"
+    ledger.write_text(
+        "- {id: v, notebook: n, cell: c, statement: 'x varies with the seed', metric: m, compare: varies,"
+        " margin: null}\n"
+        "- {id: a, notebook: n, cell: c, statement: 'x is at least 0.5', metric: m, compare: at_least, margin: 0.5}\n"
+    )
+    monkeypatch.setattr(claims, "LEDGER", ledger)
+    claims.ledger.cache_clear()
+    try:
+        assert claims.observe("v", 0.0).id == "v" and claims.observe("v", 1e9, 3.0).id == "v"
+        with pytest.raises(TypeError, match="observe"):
+            claims.check("v", 0.7)
+        with pytest.raises(TypeError, match="check"):
+            claims.observe("a", 0.7)
+        record = tmp_path / "record.jsonl"
+        monkeypatch.setenv(claims.RECORD_ENV, str(record))
+        claims.observe("v", 0.25, 0.5)
+        (row,) = [json.loads(line) for line in record.read_text().splitlines()]
+        assert (row["id"], row["value"], row["reference"], row["holds"], row["slack"]) == (
+            "v",
+            0.25,
+            0.5,
+            True,
+            None,
+        )
+        assert claims.CHECK_CALL.findall('claims.observe("v", x)\nclaims.check("a", y)') == ["v", "a"]
+    finally:
+        claims.ledger.cache_clear()
+
+
 @pytest.mark.parametrize(
     "entry, error",
     [
+        (
+            "{id: a, notebook: n, cell: c, statement: s, metric: m, compare: varies, margin: 0.1}",
+            "margin is null",
+        ),
         (
             "{id: a, notebook: n, cell: c, statement: s, metric: m, compare: bigger, margin: 1}",
             "unknown comparison",

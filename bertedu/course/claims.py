@@ -23,7 +23,10 @@ The comparisons (``value`` is the measured result, ``reference`` what it is comp
     ahead      value >= reference + margin        behind    value <= reference - margin
     level      |value - reference| <= margin       between   margin[0] <= value <= margin[1]
     times      value >= margin * reference         equals    value == margin
-    one_of     value in margin
+    one_of     value in margin                     varies    (no margin) shown, never asserted
+
+A ``varies`` entry is what the sweep found to vary with the seed: a notebook reads it with :func:`observe`,
+not :func:`check`, prints the sweep's spread (:func:`spread_text`) beside its own run and says so.
 
 Introduced in notebook 06; used by every notebook that trains (06, 07, 08, 10, 11).
 """
@@ -46,7 +49,7 @@ from bertedu.utils import repo_root, seed_offset
 #: The ledger file, next to this module.
 LEDGER = Path(__file__).with_name("claims.yaml")
 #: A call of :func:`check` in a notebook's code, with the id it names (tests and benchmarks find the claims with it).
-CHECK_CALL = re.compile(r'claims\.check\(\s*"([^"]+)"')
+CHECK_CALL = re.compile(r'claims\.(?:check|observe)\(\s*"([^"]+)"')
 #: Set to a file name, :func:`check` appends each measurement to it (one JSON object per line) instead of raising.
 RECORD_ENV = "BERTEDU_CLAIMS_RECORD"
 
@@ -60,7 +63,9 @@ COMPARISONS = {
     "times": lambda v, r, m: v - m * r,
 }
 #: Comparisons of outcomes that are not numbers (a word, a direction): they hold or they do not.
-EXACT = {"equals": lambda v, m: v == m, "one_of": lambda v, m: v in m}
+EXACT = {"equals": lambda v, m: v == m, "one_of": lambda v, m: v in m, "varies": lambda v, m: True}
+#: The comparison of an entry that is observed, not asserted (:func:`observe`).
+VARIES = "varies"
 #: Comparisons that need a reference value.
 NEEDS_REFERENCE = {"ahead", "behind", "level", "times"}
 FIELDS = {"id", "notebook", "cell", "statement", "metric", "compare", "margin", "reference"}
@@ -137,6 +142,8 @@ def _check_shape(claim: Claim) -> None:
         and not isinstance(claim.margin, (int, float))
     ):
         raise ValueError(f"claims.yaml: {claim.id}: {claim.compare!r} needs a number as its margin.")
+    if claim.compare == VARIES and claim.margin is not None:
+        raise ValueError(f"claims.yaml: {claim.id}: 'varies' is never asserted: its margin is null.")
     if claim.compare in NEEDS_REFERENCE and not claim.reference:
         raise ValueError(
             f"claims.yaml: {claim.id}: {claim.compare!r} compares with something: say what (reference)."
@@ -163,7 +170,26 @@ def check(claim_id: str, value, reference=None) -> Claim:
     returns the :class:`Claim`, raises :class:`ClaimFailed` quoting its statement if the margin is missed. With
     ``$BERTEDU_CLAIMS_RECORD`` set (the claims sweep), appends the measurement to that file and never raises."""
     claim = _claim(claim_id)
-    if (claim.compare in NEEDS_REFERENCE) != (reference is not None):
+    if claim.compare == VARIES:
+        raise TypeError(
+            f"claim {claim_id!r} varies with the seed: claims.observe() it; it is never asserted."
+        )
+    return _measure(claim, value, reference)
+
+
+def observe(claim_id: str, value, reference=None) -> Claim:
+    """Record ledger entry ``claim_id`` (a ``varies`` entry) for the claims sweep, and never assert it: the
+    sweep found that it varies with the seed, and the notebook shows its spread (:func:`spread_text`)."""
+    claim = _claim(claim_id)
+    if claim.compare != VARIES:
+        raise TypeError(f"claim {claim_id!r} is asserted ({claim.compare}): claims.check() it.")
+    return _measure(claim, value, reference)
+
+
+def _measure(claim: Claim, value, reference) -> Claim:
+    """Compare (or, with ``$BERTEDU_CLAIMS_RECORD`` set, record) one measurement of ``claim``."""
+    claim_id = claim.id
+    if claim.compare != VARIES and (claim.compare in NEEDS_REFERENCE) != (reference is not None):
         raise TypeError(
             f"claim {claim_id!r} ({claim.compare}) {'needs' if reference is None else 'takes no'} reference value."
         )
