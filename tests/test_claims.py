@@ -83,12 +83,17 @@ def test_every_check_names_an_entry_of_its_cell_and_reads_its_margin_from_the_le
     for path in NOTEBOOKS:
         for cid, source in code_cells(path):
             for node in ast.walk(parse(source)):
-                if not (isinstance(node, ast.Call) and ast.unparse(node.func) == "claims.check"):
+                called = ast.unparse(node.func) if isinstance(node, ast.Call) else ""
+                if called not in ("claims.check", "claims.observe"):
                     continue
                 first = node.args[0] if node.args else None
-                assert isinstance(first, ast.Constant), f"{path.name} {cid}: claims.check needs a literal id"
+                assert isinstance(first, ast.Constant), f"{path.name} {cid}: {called} needs a literal id"
                 claim = ledger.get(first.value)
                 assert claim is not None, f"{path.name} {cid}: {first.value!r} is not in claims.yaml"
+                assert (claim.compare == claims.VARIES) == (called == "claims.observe"), (
+                    f"{path.name} {cid}: {claim.id} is {claim.compare}: "
+                    f"{'observe' if claim.compare == claims.VARIES else 'check'} it"
+                )
                 assert (claim.notebook, claim.cell) == (path.stem, cid), (
                     f"{claim.id} belongs to cell {claim.cell}"
                 )
