@@ -10,7 +10,8 @@ process whose environment sets:
   so one claim that misses does not hide the others;
 - the CPU kernels: this machine's (*native*), or another CPU's (*other*: one level down, as ``tools/cpu_variant.py``
   picks them for ``make nbval``): another CPU rounds differently, which for a training run is another seed;
-- its own course model folder (``BERTEDU_COURSE_MODEL``) and quiz home, one torch thread.
+- its own course model folder (``BERTEDU_COURSE_MODEL``), runs folder (``BERTEDU_RUNS``: two runs at once never
+  share a checkpoint) and quiz home, one torch thread.
 
 A bare ``assert`` that fails (a training result asserted outside the ledger, or a structural check that is
 not structural after all) is recorded too, with its notebook and cell: the sweep is the ledger test's
@@ -67,6 +68,8 @@ def run_environment(offset: int, kernels: str, record: Path, home: Path) -> dict
         BERTEDU_CLAIMS_RECORD=str(record),
         BERTEDU_HOME=str(home),
         BERTEDU_COURSE_MODEL=str(RUNS / kernels / f"mini-bert-seed{offset}"),
+        # its own runs folder: two runs at once never share a saved checkpoint (notebook 07 saves and reloads one)
+        BERTEDU_RUNS=str(RUNS / kernels / f"runs-seed{offset}"),
         PYTHONHASHSEED="0",
         OMP_NUM_THREADS="1",
         MKL_NUM_THREADS="1",
@@ -152,8 +155,8 @@ def summarise(runs: list[dict]) -> dict[str, dict]:
 
 def rejudge(result: dict) -> dict:
     """``result`` (a sweep's) judged again with the ledger as it is now: the same measurements, each claim's
-    ``holds`` and ``slack`` recomputed from its recorded value with today's comparison and margin (an entry the
-    ledger no longer has is left out). ``result["rejudged"]`` lists the claims whose verdict on some run changed:
+    ``holds`` and ``slack`` recomputed from its recorded value with today's comparison and margin (a record of an
+    entry the ledger no longer has is kept as it was, and the summary leaves it out). ``result["rejudged"]`` lists the claims whose verdict on some run changed:
     their margins were set after the sweep that measured them, which the next sweep confirms or not."""
     from bertedu.course.claims import ledger
 
@@ -163,11 +166,14 @@ def rejudge(result: dict) -> dict:
         claims = []
         for record in run["claims"]:
             claim = entries.get(record["id"])
-            if claim is None:
+            if claim is None:  # kept as measured (a later ledger may have it again); the summary skips it
+                claims.append(record)
                 continue
             value, reference = record["value"], record.get("reference")
-            if (claim.compare in ("ahead", "behind", "level", "times")) != (reference is not None):
-                continue  # the entry's comparison changed shape: it needs a new measurement
+            needs_reference = claim.compare in ("ahead", "behind", "level", "times")
+            if claim.compare != "varies" and needs_reference != (reference is not None):
+                claims.append(record)  # the entry's comparison changed shape: it needs a new measurement
+                continue
             new = {**record, "holds": claim.holds(value, reference), "slack": claim.slack(value, reference)}
             if new["holds"] != record["holds"]:
                 changed.add(record["id"])
@@ -293,4 +299,5 @@ def section(result: dict) -> list[str]:
         f"- {r['kernels']} seed+{r['offset']}, {e['notebook']} cell `{e['cell']}`: {e['error'][:200]}"
         for r, e in errors[:20]
     ]
+    lines += [f"- Note: {note}" for note in result.get("notes", [])]
     return lines + [""]

@@ -49,7 +49,22 @@ def test_a_claim_that_missed_under_an_old_margin_is_judged_again_and_named():
     assert "fails on 1 of 1 runs" in still_missing["summary"][claim.id]["verdict"]
 
 
-def test_an_entry_the_ledger_no_longer_has_is_left_out():
+def test_an_entry_the_ledger_no_longer_has_is_kept_in_the_runs_and_left_out_of_the_summary():
     sweep = _sweep([_run(0, [_record("00-no-such-claim", 1.0)])])
     again = bench_claims.rejudge(sweep)
-    assert again["runs"][0]["claims"] == [] and "00-no-such-claim" not in again["summary"]
+    assert (
+        again["runs"][0]["claims"] == sweep["runs"][0]["claims"]
+        and "00-no-such-claim" not in again["summary"]
+    )
+
+
+def test_an_entry_that_varies_is_kept_with_or_without_its_reference():
+    claim = next(c for c in ledger().values() if c.compare == "varies")
+    sweep = _sweep(
+        [_run(0, [_record(claim.id, 0.3, 0.2, holds=False, slack=-0.1)]), _run(1, [_record(claim.id, 0.1)])]
+    )
+    again = bench_claims.rejudge(sweep)
+    assert again["summary"][claim.id]["runs"] == 2 and again["summary"][claim.id]["verdict"].startswith(
+        "varies"
+    )
+    assert claim.id in "\n".join(bench_claims.section(again))
