@@ -145,9 +145,9 @@ def headline(results: dict) -> list[str]:
         offsets, kernels = {r["offset"] for r in runs}, {r["kernels"] for r in runs}
         lines.append(
             f"- Claims ledger: {everywhere} of {len(asserted)} training results the notebooks assert hold on every "
-            f"one of {len(runs)} runs ({len(offsets)} seed offsets x {len(kernels)} CPU kernel sets), "
-            f"{where_measured} on every run that measured them; {len(varies)} more vary with the seed and are "
-            "shown, not asserted (RESULTS.md §8)."
+            f"one of {len(runs)} runs ({len(offsets)} seed offsets x {len(kernels)} CPU kernel sets)"
+            + (f", {where_measured} on every run that measured them" if where_measured else "")
+            + f"; {len(varies)} more vary with the seed and are shown, not asserted (RESULTS.md §8)."
         )
     return lines
 
