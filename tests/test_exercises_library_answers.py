@@ -145,3 +145,21 @@ def test_the_rejection_speaks_chinese():
     i18n.set_language("zh")
     result = ex.key_mask.check(lambda m: build_key_mask(m))
     assert "不能算数" in result.message and "build_key_mask" in result.message
+
+
+def test_an_object_that_raises_on_any_attribute_is_searched_as_itself():
+    """torch.classes' namespaces raise RuntimeError (not AttributeError) for an unknown attribute such as
+    ``__wrapped__``: the search must pass over them (an answer cell that touches torch met one, in the wheel's
+    environment)."""
+    import torch
+
+    from bertedu.teaching.exercises import library_answers
+
+    class Loud:
+        def __getattr__(self, name):
+            raise RuntimeError(f"no {name}")
+
+    loud = Loud()
+    assert library_answers.plain(loud) is loud
+    assert library_answers.plain(torch.classes) is torch.classes
+    assert library_answers._Search({}).value([loud, torch.classes]) is None

@@ -806,6 +806,7 @@ def test_a_hub_students_runs_go_to_their_folder_and_the_class_model_is_only_read
     monkeypatch.setattr(pretraining, "course_config", lambda **kw: recipe.replace(**kw))
     package = tmp_path / "opt-bertedu-graded"  # the folder the shared course package is installed from
     monkeypatch.setattr(utils, "repo_root", lambda: package)
+    monkeypatch.setattr(utils, "output_root", lambda: package)  # runs_dir(): runs/ under it
     monkeypatch.setattr(pretraining, "output_root", lambda: package)
     monkeypatch.delenv("BERTEDU_RUNS", raising=False)
     shared = package / "runs" / "mini-bert"

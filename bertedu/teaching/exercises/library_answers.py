@@ -67,11 +67,21 @@ def plain(obj: Any) -> Any:
             obj = obj.__func__
         elif isinstance(obj, functools.partial):
             obj = obj.func
-        elif getattr(obj, "__wrapped__", None) is not None:
-            obj = obj.__wrapped__
+        elif _wrapped(obj) is not None:
+            obj = _wrapped(obj)
         else:
             return obj
     return obj
+
+
+def _wrapped(obj: Any) -> Any:
+    """``obj.__wrapped__`` as ``functools.wraps`` stores it, or ``None``. Read statically: an object's own
+    ``__getattr__`` is not asked (torch's ``torch.classes`` makes up a namespace for any name and raises
+    ``RuntimeError`` one level down)."""
+    try:
+        return inspect.getattr_static(obj, "__wrapped__", None)
+    except Exception:  # an object that cannot even be inspected is no wrapper
+        return None
 
 
 def targets(paths: Iterable[str]) -> dict[int, str]:
