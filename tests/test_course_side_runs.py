@@ -231,6 +231,13 @@ def test_the_cache_key_follows_settings_code_data_and_cpu_kernels(monkeypatch):
         "DNNL_MAX_CPU_ISA", "SSE41"
     )  # another CPU kernel set: other last digits, trained again
     assert key("nsp_only", {"steps": 20}) != key_before_kernels
+    # make nbval's Chinese run names the English run's kernels: under its own, it reuses what those trained
+    monkeypatch.delenv("DNNL_MAX_CPU_ISA")
+    native_key, native = key("nsp_only", {"steps": 20}), "|".join(background.cpu_kernels())
+    monkeypatch.setenv("DNNL_MAX_CPU_ISA", "SSE41")
+    assert key("nsp_only", {"steps": 20}) != native_key
+    monkeypatch.setenv("BERTEDU_SIDE_RUN_KERNELS", native)
+    assert key("nsp_only", {"steps": 20}) == native_key
 
 
 @pytest.mark.integration
