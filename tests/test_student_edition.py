@@ -107,6 +107,24 @@ def fixture_notebook(*, leak: str | None) -> nbformat.NotebookNode:
     return nb
 
 
+def test_run_all_shows_no_hint_and_says_how_to_ask_for_one():
+    """A line that only calls hint() is commented out in the student edition (learntools' ``#q1.hint()``), with
+    how to ask for the hint in the notebook's language; a check or a solution() call on that cell is left alone."""
+    nb = fixture_notebook(leak=None)
+    nb.cells.append(new_code_cell("ex.key_mask.hint(2)  # the second one\nex.key_mask.solution()"))
+    student = editions.student_notebook(nb, "fixture.ipynb")
+    sources = [c.source for c in student.cells if c.cell_type == "code"]
+    assert "# ex.key_mask.hint()   # for a hint: delete the first '# ' of this line and run the cell" in sources
+    assert "# ex.key_mask.hint(2)   # for a hint" in sources[-1] and sources[-1].endswith("\nex.key_mask.solution()")
+    assert "ex.key_mask.check(padding_mask)" in sources
+    for source in sources:  # nothing left that Run All would execute as a hint
+        compiled = compile(source.replace("raise NotImplementedError", "pass  #"), "cell", "exec")
+        assert "hint" not in compiled.co_names, source
+    nb.metadata["bertedu"] = {"language": "zh"}
+    chinese = editions.student_notebook(nb, "fixture.ipynb")
+    assert any(c.source.startswith("# ex.key_mask.hint()   # 想看提示") for c in chinese.cells)
+
+
 def test_fixture_without_leak_is_clean():
     nb = fixture_notebook(leak=None)
     assert editions.find_leaks(nb, editions.student_notebook(nb, "fixture.ipynb")) == []

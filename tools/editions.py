@@ -384,6 +384,19 @@ def assigned_names_safe(code: str):
 # The student edition
 
 
+#: A line that only asks for an exercise's hint (``ex.NAME.hint()``, maybe with a number and a comment).
+HINT_LINE = re.compile(r"^(?P<indent>[ \t]*)(?P<call>\w+\.\w+\.hint\(\d*\))[ \t]*(?:#.*)?$", re.MULTILINE)
+
+
+def comment_hint_calls(source: str, lang: str = "en") -> str:
+    """``source`` with every line that only asks for a hint commented out, saying how to ask for it: as in
+    Kaggle's learntools (``#q1.hint()``), Run All on a fresh student notebook shows no hint; the student
+    deletes the ``# `` when stuck."""
+    return HINT_LINE.sub(
+        lambda m: m["indent"] + t("student_hint_call", lang, call=m["call"]), source
+    )
+
+
 #: A line holding only an nbval marker (``# NBVAL_IGNORE_OUTPUT`` ...), with its line break.
 NBVAL_MARKER = re.compile(r"^# NBVAL_[A-Z_]+[ \t]*(?:\n|$)", re.MULTILINE)
 
@@ -403,6 +416,7 @@ def student_notebook(nb, name: str):
         if cell.cell_type == "code":
             cell.source, _ = replace_regions(cell.source, answers, f"{name}, cell {i}", lang)
             cell.source = NBVAL_MARKER.sub("", cell.source)  # nbval's markers mean nothing to a student
+            cell.source = comment_hint_calls(cell.source, lang)
             cell.outputs = []
             cell.execution_count = None
         cells.append(cell)
