@@ -114,8 +114,12 @@ def test_run_all_shows_no_hint_and_says_how_to_ask_for_one():
     nb.cells.append(new_code_cell("ex.key_mask.hint(2)  # the second one\nex.key_mask.solution()"))
     student = editions.student_notebook(nb, "fixture.ipynb")
     sources = [c.source for c in student.cells if c.cell_type == "code"]
-    assert "# ex.key_mask.hint()   # for a hint: delete the first '# ' of this line and run the cell" in sources
-    assert "# ex.key_mask.hint(2)   # for a hint" in sources[-1] and sources[-1].endswith("\nex.key_mask.solution()")
+    assert (
+        "# ex.key_mask.hint()   # for a hint: delete the first '# ' of this line and run the cell" in sources
+    )
+    assert "# ex.key_mask.hint(2)   # for a hint" in sources[-1] and sources[-1].endswith(
+        "\nex.key_mask.solution()"
+    )
     assert "ex.key_mask.check(padding_mask)" in sources
     for source in sources:  # nothing left that Run All would execute as a hint
         compiled = compile(source.replace("raise NotImplementedError", "pass  #"), "cell", "exec")

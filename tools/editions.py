@@ -392,9 +392,7 @@ def comment_hint_calls(source: str, lang: str = "en") -> str:
     """``source`` with every line that only asks for a hint commented out, saying how to ask for it: as in
     Kaggle's learntools (``#q1.hint()``), Run All on a fresh student notebook shows no hint; the student
     deletes the ``# `` when stuck."""
-    return HINT_LINE.sub(
-        lambda m: m["indent"] + t("student_hint_call", lang, call=m["call"]), source
-    )
+    return HINT_LINE.sub(lambda m: m["indent"] + t("student_hint_call", lang, call=m["call"]), source)
 
 
 #: A line holding only an nbval marker (``# NBVAL_IGNORE_OUTPUT`` ...), with its line break.
