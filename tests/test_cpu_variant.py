@@ -13,6 +13,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from unittest import mock
 
 import nbformat
 import pytest
@@ -51,12 +52,22 @@ ROBUST = 'print("final loss below the start:", final < 8.0)\nassert 0.5 < final 
 
 
 def make_notebook(path: Path, cells: list[str]) -> None:
+    """Execute ``cells`` as a notebook at ``path`` in the environment nbval's same-kernel run gets (this
+    machine's kernels, PyTorch's own thread count): executed with OMP_NUM_THREADS=1 and checked with two threads,
+    the digits differed on the same CPU (a shell that set OMP_NUM_THREADS but not MKL_NUM_THREADS)."""
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    nbclient.NotebookClient(
-        nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
-    ).execute()
+    with mock.patch.dict(os.environ, native_environment(), clear=True):
+        nbclient.NotebookClient(
+            nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
+        ).execute()
     nbformat.write(nb, path)
+
+
+def native_environment() -> dict[str, str]:
+    """This process's environment without a thread count or a kernel choice: the machine's own."""
+    dropped = ("OMP_NUM_THREADS", *cpu_variant.OTHER_KERNELS["AVX512"])
+    return {k: v for k, v in os.environ.items() if k not in dropped}
 
 
 def nbval(path: Path, *, variant: bool) -> subprocess.CompletedProcess:
@@ -74,12 +85,9 @@ def nbval(path: Path, *, variant: bool) -> subprocess.CompletedProcess:
     ]
     if variant:
         command = [sys.executable, str(TOOL), "--", *command]
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if k not in ("OMP_NUM_THREADS", *cpu_variant.OTHER_KERNELS["AVX512"])
-    }
-    return subprocess.run(command, cwd=path.parent, env=env, capture_output=True, text=True, timeout=600)
+    return subprocess.run(
+        command, cwd=path.parent, env=native_environment(), capture_output=True, text=True, timeout=600
+    )
 
 
 def test_variant_environment_changes_the_kernels_and_the_threads():

@@ -163,3 +163,20 @@ def test_an_object_that_raises_on_any_attribute_is_searched_as_itself():
     assert library_answers.plain(loud) is loud
     assert library_answers.plain(torch.classes) is torch.classes
     assert library_answers._Search({}).value([loud, torch.classes]) is None
+
+
+def test_a_package_installed_outside_this_environment_is_not_searched_as_the_students(tmp_path, monkeypatch):
+    """PyTorch linked in from another venv, Debian's or Colab's dist-packages, a user's site-packages: installed
+    code, not the student's (searched as the student's, one check walked all of PyTorch: 77 s in the wheel test).
+    A module of the student's own, next to the notebook, still is."""
+    import sys
+    import types
+
+    for folder, students in (("site-packages", False), ("dist-packages", False), ("my_project", True)):
+        (tmp_path / folder).mkdir()
+        module = types.ModuleType(f"elsewhere_{folder.replace('-', '_')}")
+        module.__file__ = str(tmp_path / folder / "helper.py")
+        monkeypatch.setitem(sys.modules, module.__name__, module)
+        exec("def helper():\n    return 1\n", module.__dict__)
+        assert library_answers._is_students(module.helper) is students, folder
+    assert not library_answers._is_students(torch.nn.functional.softmax)

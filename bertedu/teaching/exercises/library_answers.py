@@ -110,7 +110,18 @@ def _is_students(obj: Any) -> bool:
     if _is_library(obj) or module == "builtins":
         return False
     file = getattr(sys.modules.get(module), "__file__", None)
-    return bool(file) and not str(Path(file).resolve()).startswith(_installed_folders())
+    return bool(file) and not _installed(file)
+
+
+def _installed(file: str) -> bool:
+    """``file`` belongs to Python or an installed package: under this interpreter's standard library or
+    site-packages, or in any ``site-packages`` / ``dist-packages`` folder (a user's, the system's, or another
+    environment's linked in: Debian's and Colab's PyTorch live in ``dist-packages``, a hub's in the class venv).
+    Searching such a package as if a student wrote it walks all of PyTorch: minutes for one check."""
+    path = Path(file).resolve()
+    return str(path).startswith(_installed_folders()) or not {"site-packages", "dist-packages"}.isdisjoint(
+        path.parts
+    )
 
 
 def _codes(code: types.CodeType) -> Iterator[types.CodeType]:
