@@ -224,6 +224,16 @@ def rule_scores(tokenizer) -> dict:
     return out
 
 
+def fit_around_mask(tokenizer, sentence: str, limit: int) -> str:
+    """``sentence`` cut to at most ``limit`` tokens with [CLS] and [SEP], words dropped from the end farther from
+    its ``[MASK]`` (a definition can be longer than a 64-position model)."""
+    words = sentence.split()
+    while len(tokenizer.tokenize(" ".join(words))) + 2 > limit:
+        at = words.index("[MASK]")
+        words = words[1:] if at > len(words) - 1 - at else words[:-1]
+    return " ".join(words)
+
+
 def model_scores(name: str) -> dict:
     """Masked-word top-1/top-5 of runs/wordnet/NAME on every item file, both candidate sets."""
     checkpoint = load_checkpoint(RUNS / name)
@@ -232,7 +242,9 @@ def model_scores(name: str) -> dict:
     out = {}
     for file, path in ITEM_FILES.items():
         items = single_token_items(tokenizer, load_masked_word_items(path))
-        probs = masked_word_probabilities(model, tokenizer, [i.sentence for i in items])  # (N, V)
+        limit = model.config.max_position_embeddings
+        sentences = [fit_around_mask(tokenizer, i.sentence, limit) for i in items]
+        probs = masked_word_probabilities(model, tokenizer, sentences)  # (N, V)
         answers = [set(tokenizer.convert_tokens_to_ids(list(i.answers))) for i in items]
         for kind, ids in sets.items():
             top = ids[probs[:, ids].topk(5, dim=-1).indices]  # (N, 5) token ids, best first
