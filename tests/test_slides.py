@@ -162,3 +162,44 @@ def test_remote_resource_pattern_catches_what_it_must():
     ):
         assert REMOTE_RESOURCE.search(text), text
     assert not REMOTE_RESOURCE.search('<a href="https://arxiv.org/abs/1810.04805">the paper</a>')
+
+
+def test_two_processes_vendoring_at_once_take_turns(tmp_path, monkeypatch):
+    """On a fresh clone, two test workers built the slides at once: each ran ``npm ci`` in the one scratch folder
+    and one emptied it under the other (``Directory not empty``). ``vendor`` now holds a lock: the second waits,
+    finds the stamp and copies nothing."""
+    import threading
+    import time
+
+    installs = []
+
+    def slow_npm_ci(folder, scratch):
+        installs.append(folder)
+        modules = scratch / "node_modules"
+        for package, names in build_slides.VENDOR_FILES.items():
+            (modules / package).mkdir(parents=True, exist_ok=True)
+            (modules / package / "package.json").write_text('{"version": "1.0.0", "license": "MIT"}')
+            for name in names:
+                (modules / package / name).parent.mkdir(parents=True, exist_ok=True)
+                (modules / package / name).write_text(name)
+                time.sleep(0.002)  # slow enough that an unlocked second caller interleaves
+        return modules
+
+    monkeypatch.setattr(build_slides, "npm_ci", slow_npm_ci)
+    cache, scratch = tmp_path / "vendor", tmp_path / "npm"
+    results, errors = [], []
+
+    def run():
+        try:
+            results.append(build_slides.vendor(cache, scratch))
+        except Exception as exc:  # what the unlocked version raised in one of the two
+            errors.append(exc)
+
+    threads = [threading.Thread(target=run) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == [] and results == [cache, cache]
+    assert len(installs) == 1, "the second caller must find the first one's stamp, not install again"
+    assert (cache / ".lock-sha256").is_file() and not scratch.exists()

@@ -45,7 +45,7 @@ import nbformat
 import yaml
 from markdown_it import MarkdownIt
 from mdit_py_plugins.dollarmath import dollarmath_plugin
-from npm_pins import copy_path, lock_digest, notice_line, npm_ci
+from npm_pins import copy_path, lock_digest, notice_line, npm_ci, vendoring
 
 from bertedu import language
 from bertedu.language import t
@@ -407,7 +407,13 @@ def render_index(decks: list[tuple[str, str, int]], lang: str) -> str:
 
 
 def vendor(cache: Path = VENDOR_CACHE, scratch: Path = SCRATCH) -> Path:
-    """The folder of :data:`VENDOR_FILES` (``cache``), made by ``npm ci`` when the lock file changed."""
+    """The folder of :data:`VENDOR_FILES` (``cache``), made by ``npm ci`` when the lock file changed (one process at
+    a time)."""
+    with vendoring(cache):
+        return _vendor(cache, scratch)
+
+
+def _vendor(cache: Path, scratch: Path) -> Path:
     stamp = cache / ".lock-sha256"
     if stamp.is_file() and stamp.read_text().strip() == lock_digest(SLIDES):
         return cache

@@ -4,7 +4,7 @@
 A package folder holds ``package.json`` and ``package-lock.json``. :func:`npm_ci` installs it exactly as the lock
 pins it (``npm ci --ignore-scripts``: versions and integrity hashes from the lock, no install scripts) in a scratch
 folder; :func:`lock_digest` is the SHA-256 the callers keep as a stamp, so nothing is downloaded again while the lock
-is unchanged; :func:`copy_path` and :func:`notice_line` copy the files a page loads and name their package, version
+is unchanged, and :func:`vendoring` lets one process at a time make a vendored folder; :func:`copy_path` and :func:`notice_line` copy the files a page loads and name their package, version
 and licence in a ``NOTICE``.
 """
 
@@ -14,7 +14,10 @@ import hashlib
 import json
 import shutil
 import subprocess
+from contextlib import contextmanager
 from pathlib import Path
+
+from filelock import FileLock
 
 PIN_FILES = ("package.json", "package-lock.json")
 
@@ -25,6 +28,16 @@ def lock_digest(folder: Path) -> str:
     for name in PIN_FILES:
         digest.update((folder / name).read_bytes())
     return digest.hexdigest()
+
+
+@contextmanager
+def vendoring(out: Path):
+    """Hold the lock of the vendored folder ``out`` (a file beside it): one process at a time checks its stamp,
+    runs ``npm ci`` in the shared scratch folder and copies. Two test workers building the slides at once on a fresh
+    clone otherwise emptied each other's scratch folder (``Directory not empty``)."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with FileLock(out.parent / f".{out.name}.lock"):
+        yield
 
 
 def npm_ci(folder: Path, scratch: Path) -> Path:

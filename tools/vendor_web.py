@@ -24,7 +24,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from npm_pins import copy_path, lock_digest, notice_line, npm_ci
+from npm_pins import copy_path, lock_digest, notice_line, npm_ci, vendoring
 
 ROOT = Path(__file__).resolve().parents[1]
 WEB = ROOT / "web"
@@ -44,7 +44,13 @@ DIST: dict[str, str] = {"onnxruntime-web": "dist", "mathjax": "es5"}
 
 
 def vendor(out: Path = DEFAULT_OUT, scratch: Path = SCRATCH) -> list[Path]:
-    """Copy :data:`FILES` into ``out/PACKAGE/`` (after ``npm ci`` when the lock changed); returns every file."""
+    """Copy :data:`FILES` into ``out/PACKAGE/`` (after ``npm ci`` when the lock changed; one process at a time);
+    returns every file."""
+    with vendoring(out):
+        return _vendor(out, scratch)
+
+
+def _vendor(out: Path, scratch: Path) -> list[Path]:
     stamp = out / ".lock-sha256"
     wanted = [out / package / name for package, names in FILES.items() for name in names]
     if stamp.is_file() and stamp.read_text().strip() == lock_digest(WEB) and all(p.exists() for p in wanted):
