@@ -133,9 +133,13 @@ def headline(results: dict) -> list[str]:
         if (
             "claims" in results
         ):  # measured with the rest of make bench; the notebooks' data may have moved since
+            date, sweep = ft.get("date", results["machine"]["date"]), results["claims"]["date"]
+            later = (
+                "the sweep is the later measurement" if sweep > date else "this run is the later measurement"
+            )
             line += (
-                f" (the quality run of {results['machine']['date'][:10]}; where the claims sweep of "
-                f"{results['claims']['date'][:10]}, RESULTS.md §8, differs, the sweep is the later measurement)"
+                f" (the quality run of {date[:10]}; where the claims sweep of {sweep[:10]}, RESULTS.md §8, "
+                f"differs, {later})"
             )
         lines.append(line + ".")
     if "claims" in results:
@@ -405,6 +409,7 @@ def only_finetuning_quality(quick: bool = False) -> int:
     wrote it (for a change of the fine-tuning data, issue 27)."""
     results = deserialise(json.loads(RESULTS_JSON.read_text(encoding="utf-8")))
     results["quality"]["finetuning"] = bench_quality.finetuning_quality(seeds=1 if quick else 3)
+    results["quality"]["finetuning"]["date"] = machine()["date"]
     RESULTS.write_text(
         replace_section(
             RESULTS.read_text(encoding="utf-8"), QUALITY_HEADING, bench_quality.section(results["quality"])

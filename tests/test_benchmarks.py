@@ -243,3 +243,26 @@ def test_only_course_replaces_section_one_and_keeps_the_others(tmp_path, monkeyp
     (tmp_path / "RESULTS.md").write_text("# B\n\n## 2. Training speed\n", encoding="utf-8")
     with pytest.raises(SystemExit, match="no section"):
         run_all.main(["--only-course"])
+
+
+def test_the_readme_dates_notebook_07s_line_by_its_own_quality_run():
+    """--only-finetuning-quality re-measures notebook 07 on a later day than the full run: the README's line says
+    when (it quoted the full run's date for a re-measured table)."""
+    import json
+
+    import run_all
+
+    results = run_all.deserialise(json.loads(run_all.RESULTS_JSON.read_text(encoding="utf-8")))
+    results["machine"]["date"] = "2026-01-01T00:00:00"
+    results["quality"]["finetuning"]["date"] = "2026-02-02T00:00:00"
+    line = next(x for x in run_all.headline(results) if x.startswith("- Notebook 07"))
+    assert "the quality run of 2026-02-02" in line
+    del results["quality"]["finetuning"]["date"]
+    line = next(x for x in run_all.headline(results) if x.startswith("- Notebook 07"))
+    assert "the quality run of 2026-01-01" in line
+    results["claims"]["date"] = "2026-03-03T00:00:00"
+    line = next(x for x in run_all.headline(results) if x.startswith("- Notebook 07"))
+    assert "the sweep is the later measurement" in line
+    results["quality"]["finetuning"]["date"] = "2026-04-04T00:00:00"
+    line = next(x for x in run_all.headline(results) if x.startswith("- Notebook 07"))
+    assert "this run is the later measurement" in line
