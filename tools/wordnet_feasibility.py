@@ -4,6 +4,8 @@
     python tools/wordnet_feasibility.py throughput              # tokens/s of the pretraining step per shape
     python tools/wordnet_feasibility.py run NAME KEY=VALUE ...  # one recipe -> runs/wordnet/NAME (+ cost.json)
     python tools/wordnet_feasibility.py score [NAME ...]        # masked words: runs, unigram and Kneser–Ney
+    python tools/wordnet_feasibility.py supersense NAME pretrained|scratch FRACTION SEED LR   # fine-tune, dev
+    python tools/wordnet_feasibility.py supersense-rules FRACTION SEED   # majority, lemma, TF-IDF + LR, dev
 
 Needs ``make wordnet`` (build/wordnet/) and the corpus as shards with an 8,000-token vocabulary::
 
@@ -16,6 +18,12 @@ Everything trains with the course's own step (:func:`bertedu.training.pretrain.t
 still cost some cache). Scores are on the *dev* items (``mlm_examples_dev.tsv``, ``mlm_definitions_dev.tsv``) and
 on ``data/wordnet/everyday_mlm.tsv``; the test files stay unread for notebook 12. Results go to
 ``build/wordnet-feasibility/*.json``; ``score`` prints the table of data/wordnet/README.md.
+
+``supersense`` fine-tunes BERT-tiny on supersense in context (``build/wordnet/supersense_in_context``, read as
+sentence pairs: the sentence, the target word) from the checkpoint runs/wordnet/NAME or from random weights with its
+configuration (``scratch``), on a ``label_budget`` share of the training items, and prints dev accuracy, also on the
+polysemous slice; ``supersense-rules`` scores the cheap rules on the same share (scikit-learn for TF-IDF + logistic
+regression: ``pip install scikit-learn``). One JSON line each.
 """
 
 from __future__ import annotations
@@ -257,9 +265,106 @@ def model_scores(name: str) -> dict:
     return out
 
 
+SUPERSENSE = BUILT / "supersense_in_context"
+
+
+def supersense_rows(split: str) -> list[dict]:
+    import csv
+
+    with open(SUPERSENSE / f"{split}.tsv", encoding="utf-8", newline="") as f:
+        return list(csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
+
+
+def dev_accuracy(predicted: list[str], dev: list[dict]) -> dict:
+    """Accuracy on every dev item and on the polysemous slice (the target word has 2+ supersenses)."""
+    pairs = [(p, r["label"], int(r["supersenses"]) >= 2) for p, r in zip(predicted, dev, strict=True)]
+    poly = [(p, g) for p, g, is_poly in pairs if is_poly]
+    return {
+        "accuracy": sum(p == g for p, g, _ in pairs) / len(pairs),
+        "polysemous": sum(p == g for p, g in poly) / len(poly),
+    }
+
+
+def supersense(name: str, init: str, fraction: float, seed: int, lr: float) -> dict:
+    """Fine-tune (3 epochs, batch 32, the best epoch on dev) from runs/wordnet/NAME or from scratch."""
+    from bertedu.training.finetune import FineTuneConfig, build_task_model, fine_tune, predict
+    from bertedu.training.finetune_data import label_budget, make_dataset, read_examples
+
+    task = "sentence_pair_classification"
+    checkpoint = load_checkpoint(RUNS / name)
+    train = make_dataset(task, read_examples(task, SUPERSENSE / "train.tsv"), checkpoint.tokenizer)
+    dev = make_dataset(
+        task, read_examples(task, SUPERSENSE / "dev.tsv"), checkpoint.tokenizer, labels=train.labels
+    )
+    train = label_budget(train, fraction, seed=seed) if fraction < 1 else train
+    source = checkpoint.model if init == "pretrained" else checkpoint.model.config
+    model = build_task_model(task, source, num_labels=len(train.labels), seed=seed)
+    config = FineTuneConfig(learning_rate=lr, epochs=3, seed=seed, progress=False, num_threads=1)
+    start = time.process_time()
+    result = fine_tune(model, train, dev, config=config)
+    predicted = [train.labels.names[i] for i in predict(model, dev)]
+    return {
+        "init": init,
+        "fraction": fraction,
+        "seed": seed,
+        "lr": lr,
+        "n_train": len(train),
+        "best_epoch": result.best_epoch,
+        "cpu_min": (time.process_time() - start) / 60,
+        **dev_accuracy(predicted, supersense_rows("dev")),
+    }
+
+
+def supersense_rules(fraction: float, seed: int) -> dict:
+    """Majority class, the lemma's most frequent supersense, TF-IDF (sentence) + the target word + logistic
+    regression, trained on the items ``label_budget(fraction, seed)`` draws (the same draw, by label name)."""
+    from collections import Counter, defaultdict
+
+    from scipy.sparse import hstack
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.linear_model import LogisticRegression
+
+    rows, dev = supersense_rows("train"), supersense_rows("dev")
+    n = max(1, round(fraction * len(rows)))
+    order = torch.randperm(len(rows), generator=torch.Generator().manual_seed(seed)).tolist()
+    first: dict[str, int] = {}
+    for i in order:  # label_budget's draw: one item of each label first, then the permutation's order
+        first.setdefault(rows[i]["label"], i)
+    chosen = list(first.values())[:n]
+    chosen += [i for i in order if i not in set(chosen)][: n - len(chosen)]
+    train = [rows[i] for i in sorted(chosen)]
+    majority = Counter(r["label"] for r in train).most_common(1)[0][0]
+    by_lemma: dict[str, Counter] = defaultdict(Counter)
+    for r in train:
+        by_lemma[r["lemma"]][r["label"]] += 1
+    lemma = [by_lemma[r["lemma"]].most_common(1)[0][0] if by_lemma[r["lemma"]] else majority for r in dev]
+    words = TfidfVectorizer(ngram_range=(1, 2), min_df=2 if fraction >= 0.1 else 1, sublinear_tf=True)
+    target = TfidfVectorizer(analyzer=lambda s: ["T=" + s.lower()])
+    x = hstack(
+        [
+            words.fit_transform([r["sentence"] for r in train]),
+            target.fit_transform([r["sentence_b"] for r in train]),
+        ]
+    )
+    x_dev = hstack(
+        [words.transform([r["sentence"] for r in dev]), target.transform([r["sentence_b"] for r in dev])]
+    )
+    model = LogisticRegression(max_iter=2000, C=10).fit(x.tocsr(), [r["label"] for r in train])
+    return {
+        "fraction": fraction,
+        "seed": seed,
+        "n_train": len(train),
+        "majority": dev_accuracy([majority] * len(dev), dev),
+        "lemma_prior": dev_accuracy(lemma, dev),
+        "tfidf_lr_target": dev_accuracy(list(model.predict(x_dev.tocsr())), dev),
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("command", choices=["padding", "throughput", "run", "score"])
+    parser.add_argument(
+        "command", choices=["padding", "throughput", "run", "score", "supersense", "supersense-rules"]
+    )
     parser.add_argument("args", nargs="*")
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
@@ -285,6 +390,12 @@ def main(argv: list[str] | None = None) -> int:
         name, *pairs = args.args
         settings = {k: json.loads(v) for k, v in (p.split("=", 1) for p in pairs)}
         print(json.dumps(run(name, settings), indent=2))
+    elif args.command == "supersense":
+        name, init, fraction, seed, lr = args.args
+        print(json.dumps(supersense(name, init, float(fraction), int(seed), float(lr))))
+    elif args.command == "supersense-rules":
+        fraction, seed = args.args
+        print(json.dumps(supersense_rules(float(fraction), int(seed))))
     else:
         tokenizer = ShardedCorpus(SHARDS).tokenizer
         table = {"rules": rule_scores(tokenizer)}
