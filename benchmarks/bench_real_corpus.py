@@ -20,7 +20,7 @@ from __future__ import annotations
 import time
 
 import torch
-from bench_speed import twin_models
+from bench_speed import train_step_fn, twin_models
 from common import Summary
 
 from bertedu.core.config import BertConfig
@@ -61,19 +61,6 @@ def mlm_loss(model, batch: dict, *, ours: bool, fast: bool) -> torch.Tensor:
     return torch.nn.functional.cross_entropy(
         logits.flatten(0, 1), batch["labels"].flatten(), ignore_index=-100
     )
-
-
-def step_function(model, batch: dict, *, ours: bool, fast: bool):
-    """One training step (forward, backward, clipping, AdamW) of ``model`` on ``batch``."""
-    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4, weight_decay=0.01)
-
-    def step():
-        optimizer.zero_grad(set_to_none=True)
-        mlm_loss(model, batch, ours=ours, fast=fast).backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        optimizer.step()
-
-    return step
 
 
 def flops_per_step(model, batch: dict, *, ours: bool, fast: bool) -> int:
@@ -119,7 +106,10 @@ def measure(quick: bool = False, *, config: BertConfig | None = None) -> dict:
         }
         kinds = {k: (k != "transformers", k in ("ours_recipe", "ours_fast")) for k in models}
         work = {k: flops_per_step(m, batch, ours=kinds[k][0], fast=kinds[k][1]) for k, m in models.items()}
-        fns = {k: step_function(m, batch, ours=kinds[k][0], fast=kinds[k][1]) for k, m in models.items()}
+        fns = {
+            k: train_step_fn(m, batch, ours=kinds[k][0], fast=kinds[k][1], loss_fn=mlm_loss)
+            for k, m in models.items()
+        }
         for fn in fns.values():  # warm-up: allocator, kernels, optimizer state
             fn()
         times: dict[str, list[float]] = {k: [] for k in fns}

@@ -61,12 +61,16 @@ def twin_models(config: BertConfig):
     return ours.train(), theirs.train()
 
 
-def train_step_fn(model, batch, *, ours: bool, fast: bool):
+def train_step_fn(model, batch, *, ours: bool, fast: bool, loss_fn=None):
+    """One training step (forward, backward, clipping, AdamW) of ``model`` on ``batch``; ``loss_fn(model, batch,
+    ours=, fast=)`` computes the loss (default: the model's own, MLM + NSP)."""
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4, weight_decay=0.01)
 
     def step():
         optimizer.zero_grad(set_to_none=True)
-        if ours:
+        if loss_fn is not None:
+            loss = loss_fn(model, batch, ours=ours, fast=fast)
+        elif ours:
             loss = model(**batch, mlm_logits_at_labels_only=fast).loss
         else:
             loss = model(**batch).loss

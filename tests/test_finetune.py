@@ -428,6 +428,23 @@ def test_label_budget_is_deterministic_and_keeps_every_class(tok):
         label_budget(ds, 0.0)
 
 
+def test_budget_indices_draw_by_label_name_what_label_budget_draws_by_id(tok):
+    """The WordNet tool draws its baselines' budget from label names, the fine-tuning from a dataset's ids: the
+    same items for the same seed."""
+    from bertedu.training.finetune_data import budget_indices
+
+    examples = sentences() * 3
+    ds = make_dataset(SEQUENCE_CLASSIFICATION, examples, tok)
+    for seed in range(4):
+        small = label_budget(ds, 0.4, seed=seed)
+        chosen = budget_indices([e.label for e in examples], 0.4, seed=seed)
+        assert [examples[i].text for i in chosen] == [e.text for e in small.examples]
+        assert {examples[i].label for i in chosen} == {e.label for e in examples}  # every label present
+    assert budget_indices(["a"] * 10, 0.3, seed=1, every_label=False) != budget_indices(
+        ["a"] * 10, 0.3, seed=2
+    )
+
+
 def test_read_examples_formats_and_errors(tmp_path):
     path = tmp_path / "train.jsonl"
     path.write_text('{"text": "the cat sits", "label": "good"}\n\n{"text": "a mat", "label": "bad"}\n')

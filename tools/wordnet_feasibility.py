@@ -324,15 +324,12 @@ def supersense_rules(fraction: float, seed: int) -> dict:
     from sklearn.feature_extraction.text import TfidfVectorizer
     from sklearn.linear_model import LogisticRegression
 
+    from bertedu.training.finetune_data import budget_indices
+
     rows, dev = supersense_rows("train"), supersense_rows("dev")
-    n = max(1, round(fraction * len(rows)))
-    order = torch.randperm(len(rows), generator=torch.Generator().manual_seed(seed)).tolist()
-    first: dict[str, int] = {}
-    for i in order:  # label_budget's draw: one item of each label first, then the permutation's order
-        first.setdefault(rows[i]["label"], i)
-    chosen = list(first.values())[:n]
-    chosen += [i for i in order if i not in set(chosen)][: n - len(chosen)]
-    train = [rows[i] for i in sorted(chosen)]
+    train = [
+        rows[i] for i in budget_indices([r["label"] for r in rows], fraction, seed)
+    ]  # label_budget's draw
     majority = Counter(r["label"] for r in train).most_common(1)[0][0]
     by_lemma: dict[str, Counter] = defaultdict(Counter)
     for r in train:

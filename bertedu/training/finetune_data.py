@@ -595,19 +595,30 @@ def indirect_dataset(tokenizer, labels, *, max_length: int = 64) -> TaskDataset:
     return make_dataset(SEQUENCE_CLASSIFICATION, examples, tokenizer, labels=labels, max_length=max_length)
 
 
+def budget_indices(
+    labels: Sequence, fraction: float, seed: int = 0, *, every_label: bool = True
+) -> list[int]:
+    """The sorted indices of a random ``fraction`` of items whose labels are ``labels`` (one entry per item),
+    drawn with ``seed``; with ``every_label``, one item of each label first (in the draw's order), so that no class
+    is absent when the budget allows. :func:`label_budget`'s draw, for data that is not a ``TaskDataset``."""
+    require_number("fraction", fraction, 0, 1, low_inclusive=False, example="0.1 for a tenth")
+    n = max(1, round(fraction * len(labels)))
+    generator = torch.Generator().manual_seed(seed)
+    order = torch.randperm(len(labels), generator=generator).tolist()
+    if not every_label:
+        return sorted(order[:n])
+    first: dict = {}
+    for i in order:
+        first.setdefault(labels[i], i)
+    chosen = list(first.values())[:n]
+    taken = set(chosen)
+    chosen += [i for i in order if i not in taken][: n - len(chosen)]
+    return sorted(chosen)
+
+
 def label_budget(dataset: TaskDataset, fraction: float, seed: int = 0) -> TaskDataset:
     """A random ``fraction`` of ``dataset`` (at least one example per label for classification when possible),
     drawn with ``seed``: the "number of labelled examples" axis of a learning curve."""
-    require_number("fraction", fraction, 0, 1, low_inclusive=False, example="0.1 for a tenth")
-    n = max(1, round(fraction * len(dataset)))
-    generator = torch.Generator().manual_seed(seed)
-    order = torch.randperm(len(dataset), generator=generator).tolist()
-    if task_shape(dataset.task) == SEQUENCE_CLASSIFICATION:  # one of each label first, so no class is absent
-        first: dict[int, int] = {}
-        for i in order:
-            first.setdefault(dataset.features[i]["labels"], i)
-        chosen = list(first.values())[:n]
-        taken = set(chosen)
-        chosen += [i for i in order if i not in taken][: n - len(chosen)]
-        return dataset.subset(sorted(chosen))
-    return dataset.subset(sorted(order[:n]))
+    classification = task_shape(dataset.task) == SEQUENCE_CLASSIFICATION
+    labels = [f["labels"] for f in dataset.features] if classification else [None] * len(dataset)
+    return dataset.subset(budget_indices(labels, fraction, seed, every_label=classification))
