@@ -9,8 +9,8 @@ Run All of the student edition can go wrong only in
 
 and those cells run only with the cells that define the names they read. :func:`student_slice` returns that set of
 cells; every other cell is byte for byte a cell of the reference notebook and reads nothing the student wrote, so it
-behaves as it does under nbval. ``tests/test_student_edition.py`` runs the slice of the notebooks whose full run
-takes minutes (training) and the whole of the others; ``BERTEDU_STUDENT_FULL=1`` runs every notebook whole.
+behaves as it does under nbval. ``tests/test_student_edition.py`` runs every notebook's slice
+(``BERTEDU_STUDENT_FULL=1`` runs every notebook whole).
 
 Names are read from the code with :mod:`ast` (IPython syntax is turned into Python first): a cell *binds* the names
 it assigns, imports, defines or loops over at its top level, and *reads* every name it loads anywhere (inside its

@@ -383,11 +383,21 @@ def test_fill_in_on_a_busy_kernel(lab, page):
     from playwright.sync_api import expect
 
     fill = make_quiz_notebook(lab.root / "quiz_busy.ipynb")["fill"]
+    release = lab.root / "quiz_busy.release"
+    release.unlink(missing_ok=True)
     nb = nbformat.read(lab.root / "quiz_busy.ipynb", as_version=4)
     nb.cells = [
         nb.cells[1],
         nbformat.v4.new_code_cell(f'quiz.ask("{BANK}", "{fill.id}")'),
-        nbformat.v4.new_code_cell("import time\ntime.sleep(25)  # the kernel is busy"),
+        # the kernel is busy until the test has clicked (at most 60 s): no fixed sleep to wait out
+        nbformat.v4.new_code_cell(
+            "import pathlib, time\n"
+            f"release = pathlib.Path({str(release)!r})\n"
+            "for _ in range(600):\n"
+            "    if release.exists():\n"
+            "        break\n"
+            "    time.sleep(0.1)"
+        ),
     ]
     nbformat.write(nb, lab.root / "quiz_busy.ipynb")
     open_and_run_all(page, lab, "lab/workspaces/busy/tree/quiz_busy.ipynb")  # a workspace of its own: one tab
@@ -397,7 +407,7 @@ def test_fill_in_on_a_busy_kernel(lab, page):
     fq = shown.locator(f".bertedu-quiz-{fill.id}")
     expect(fq).to_be_visible(timeout=60_000)
     busy = shown.locator(".jp-Notebook-ExecutionIndicator[data-status='busy']")
-    expect(busy).to_have_count(1, timeout=20_000)  # the sleep has started
+    expect(busy).to_have_count(1, timeout=20_000)  # the busy cell has started
     boxes = fq.locator("input[type='text']")
     answers = [str(a) for a in correct_answer(fill)]
     for k, answer in enumerate(answers):
@@ -405,5 +415,9 @@ def test_fill_in_on_a_busy_kernel(lab, page):
         boxes.nth(k).fill(answer)  # held back by the front end until the kernel has dealt with the first
     fq.get_by_role("button", name="Check answer").click()
     assert busy.count() == 1, "the kernel finished before the click: nothing was tested"
-    expect(fq).to_contain_text("✓ Correct", timeout=60_000)  # graded once the sleep ends
+    page.wait_for_timeout(
+        1000
+    )  # the click's message is on its way to the kernel, queued behind the busy cell
+    release.touch()  # the busy cell ends; the kernel then handles the click, with the held-back values after it
+    expect(fq).to_contain_text("✓ Correct", timeout=60_000)
     save_screenshot(page, lab, "quiz_busy_kernel")
