@@ -39,12 +39,22 @@ from bertedu.core.config import PRESETS
 from bertedu.training.pretrain import PretrainingConfig, pretrain
 job = json.loads(open(sys.argv[1], encoding="utf-8").read())
 PRESETS["test"] = job["preset"]
-if job.get("gradient"):  # one step of plain SGD (lr 1) on a saved batch: the weights move by -gradient
+if job.get("gradient"):  # one step of plain SGD (lr 1) on a saved batch, per grad_accum: the weights move by -gradient
     from test_distributed import sgd_step_change
     from bertedu.scaleout.distributed import processes
     with processes("cpu") as ctx:
-        change = sgd_step_change(ctx, torch.load(job["gradient"]), job["kwargs"]["grad_accum"])
-    torch.save(change, job["result"] + f".{job['rank']}")
+        batch = torch.load(job["gradient"])
+        changes = {k: sgd_step_change(ctx, batch, k) for k in job["kwargs"]["grad_accum"]}
+    torch.save(changes, job["result"] + f".{job['rank']}")
+    sys.exit(0)
+if job.get("runs"):  # several runs one after the other in one process group (a start costs seconds: torch, gloo)
+    from bertedu.scaleout.distributed import processes
+    results = []
+    with processes("cpu"):
+        for one in job["runs"]:
+            run = pretrain(PretrainingConfig.from_dict(one["config"]), None, progress=False, **one["kwargs"])
+            results.append({"history": run.history, "weights": run.model.state_dict(), "step": run.step})
+    torch.save(results, job["result"] + f".{job['rank']}")
     sys.exit(0)
 run = pretrain(PretrainingConfig.from_dict(job["config"]), job["output"], progress=False, **job["kwargs"])
 torch.save({"history": run.history, "weights": run.model.state_dict(), "step": run.step},
@@ -107,9 +117,12 @@ def finish(procs: list[subprocess.Popen], timeout: float = TIMEOUT) -> list[tupl
     return results
 
 
-def run_processes(tmp_path: Path, config, world_size: int, output=None, gradient=None, **kwargs) -> list:
+def run_processes(
+    tmp_path: Path, config, world_size: int, output=None, gradient=None, runs=None, **kwargs
+) -> list:
     """Train ``config`` in ``world_size`` processes; returns each process's ``{history, weights, step}``
-    (with ``gradient``, a saved batch: each process's weight change after one SGD step on it)."""
+    (with ``gradient``, a saved batch: each process's weight change after one SGD step on it; with ``runs``, a list
+    of ``(config, kwargs)`` trained one after the other in the same processes: each process's list of results)."""
     procs = []
     port = free_port()
     script = tmp_path / "worker.py"
@@ -121,6 +134,7 @@ def run_processes(tmp_path: Path, config, world_size: int, output=None, gradient
             "preset": TEST_PRESET,
             "output": None if output is None else str(output),
             "kwargs": kwargs,
+            "runs": runs and [{"config": c.to_dict(), "kwargs": kw} for c, kw in runs],
             "result": str(tmp_path / "result"),
             "rank": rank,
         }
@@ -280,15 +294,17 @@ def test_micro_batches_add_up_to_the_batch_gradient(k):
 
 
 @pytest.mark.integration
-@pytest.mark.parametrize("grad_accum", [1, 2])
-def test_two_processes_add_up_to_the_batch_gradient(tmp_path, grad_accum):
-    """7 rows in 2 processes (4 + 3, each in grad_accum parts): DDP's average times 2 is the whole gradient."""
+def test_two_processes_add_up_to_the_batch_gradient(tmp_path):
+    """7 rows in 2 processes (4 + 3, each in 1 or 2 parts): DDP's average times 2 is the whole gradient. Both
+    grad_accum values in one start of the two processes (a start costs seconds: torch, gloo)."""
     batch = gradient_batch()
     torch.save(batch, tmp_path / "batch.pt")
-    changes = run_processes(tmp_path, None, 2, gradient=tmp_path / "batch.pt", grad_accum=grad_accum)
+    ranks = run_processes(tmp_path, None, 2, gradient=tmp_path / "batch.pt", grad_accum=[1, 2])
     reference = reference_gradient(batch)
-    for change in changes:
-        assert_gradient(change, reference)
+    for changes in ranks:
+        assert sorted(changes) == [1, 2]
+        for change in changes.values():
+            assert_gradient(change, reference)
 
 
 # --- gradient accumulation ---------------------------------------------------------------------------------
@@ -337,32 +353,39 @@ def test_grad_accum_must_divide_the_batch(exact_run):
 
 # --- several processes ---------------------------------------------------------------------------------------
 @pytest.mark.integration
-@pytest.mark.parametrize("grad_accum", [1, 2])
-def test_two_processes_train_what_one_process_trains(tmp_path, exact_run, grad_accum):
+def test_two_processes_train_what_one_process_trains(tmp_path, exact_run):
+    """In one batch or in 2 parts per process (grad_accum); both runs in one start of the two processes."""
     one = pretrain(exact_run, progress=False)
-    ranks = run_processes(tmp_path, exact_run, 2, grad_accum=grad_accum)
-    for rank in ranks:  # both processes hold the same weights, equal to the single process's
-        assert rank["step"] == exact_run.steps
-        assert_same_run(one.history, one.model.state_dict(), rank["history"], rank["weights"])
-    assert ranks[0]["history"] == ranks[1]["history"]
+    ranks = run_processes(
+        tmp_path, None, 2, runs=[(exact_run, {"grad_accum": 1}), (exact_run, {"grad_accum": 2})]
+    )
+    for grad_accum in (0, 1):
+        for rank in ranks:  # both processes hold the same weights, equal to the single process's
+            run = rank[grad_accum]
+            assert run["step"] == exact_run.steps
+            assert_same_run(one.history, one.model.state_dict(), run["history"], run["weights"])
+        assert ranks[0][grad_accum]["history"] == ranks[1][grad_accum]["history"]
 
 
 @pytest.mark.integration
-@pytest.mark.parametrize(
-    "objective",
-    [{"next_sentence_prediction": False, "nsp_eval_file": None}, {"objective": "nsp", "mlm_eval_file": None}],
-    ids=["no-nsp", "nsp-only"],
-)
-def test_two_processes_train_every_objective_as_one_does(tmp_path, exact_run, objective):
+def test_two_processes_train_every_objective_as_one_does(tmp_path, exact_run):
     """Without NSP the pooler and the NSP head get no gradient: the run freezes them (pretrain.untrained_parts), so
-    DDP needs no find_unused_parameters; NSP alone (every MLM label -100) runs through the same step."""
-    config = exact_run.replace(**objective)
-    one = pretrain(config, progress=False)
-    ranks = run_processes(tmp_path, config, 2)
-    for rank in ranks:
-        assert rank["step"] == config.steps
-        assert_same_run(one.history, one.model.state_dict(), rank["history"], rank["weights"])
-    assert all(p.requires_grad for p in one.model.parameters())  # the model handed over trains like any other
+    DDP needs no find_unused_parameters; NSP alone (every MLM label -100) runs through the same step. Both
+    objectives in one start of the two processes."""
+    objectives = {
+        "no-nsp": {"next_sentence_prediction": False, "nsp_eval_file": None},
+        "nsp-only": {"objective": "nsp", "mlm_eval_file": None},
+    }
+    configs = {name: exact_run.replace(**objective) for name, objective in objectives.items()}
+    ranks = run_processes(tmp_path, None, 2, runs=[(config, {}) for config in configs.values()])
+    for k, (name, config) in enumerate(configs.items()):
+        one = pretrain(config, progress=False)
+        for rank in ranks:
+            assert rank[k]["step"] == config.steps, name
+            assert_same_run(one.history, one.model.state_dict(), rank[k]["history"], rank[k]["weights"])
+        assert all(
+            p.requires_grad for p in one.model.parameters()
+        )  # the model handed over trains like any other
 
 
 @pytest.mark.integration

@@ -48,7 +48,8 @@ VENV_BIN = COURSE_BIN if (COURSE_BIN / "python").exists() else Path(sys.executab
 SHELL_BLOCK = re.compile(r"^```(bash|sh|shell|console)?[ \t]*\n(.*?)^```", re.MULTILINE | re.DOTALL)
 INLINE_CODE = re.compile(r"(?<!`)`([^`\n]+)`(?!`)")
 INLINE_COMMAND = re.compile(r"^(?:[A-Z_]+=\S+\s+)*(make|\.venv/bin/\S+|python3?|pip|jupyter)(\s|$)")
-COURSE_INSTALL = re.compile(r"pip install -e \"?\.")
+# pip's line, or uv's (INSTALLER=uv: `uv pip install --python ... --compile-bytecode -e .`)
+COURSE_INSTALL = re.compile(r"pip install (?:--python \S+ --compile-bytecode )?-e \"?\.")
 SEPARATORS = {"&&", "||", ";", "|"}
 OUTPUT_FLAGS = {"--output", "-o", "--output-dir", "--out"}
 INSTALLING_TARGETS = {"lab", "test", "install", "dev", "html", "unit", "nbval", "notebooks", "bench"}
@@ -218,9 +219,12 @@ _RUNS: dict[tuple, subprocess.CompletedProcess] = {}
 
 def _run(args: list[str], command: Command, timeout: int = 180) -> subprocess.CompletedProcess:
     """Run from the repository root (once per distinct command: the README repeats some)."""
-    # Not the language or make flags of the shell (or `make test`) around us; the command's own settings, yes.
+    # Not the language, make flags or installer of the shell (or `make test`, .ci/run) around us: a reader's shell
+    # has none of them; the command's own settings, yes.
     env = {
-        k: v for k, v in os.environ.items() if k not in ("BERTEDU_LANG", "MAKEFLAGS", "MFLAGS", "MAKELEVEL")
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("BERTEDU_LANG", "MAKEFLAGS", "MFLAGS", "MAKELEVEL", "INSTALLER")
     }
     env.update(command.env)
     key = (tuple(args), tuple(sorted(command.env.items())))
