@@ -28,7 +28,7 @@ TORCH_STAMP := $(VENV)/.torch-cpu-installed
 else
 $(error TORCH_INDEX=$(TORCH_INDEX) is not understood: leave it unset for pip's usual sources, or use TORCH_INDEX=cpu for PyTorch's CPU-only wheels)
 endif
-# How the course's packages are installed (README, "Running the tests").
+# How the course's packages are installed (README, "The package": `make test INSTALLER=uv`).
 #   pip (default)  pip, with pip's own configuration (its find-links, indexes, proxy).
 #   uv             the same requirements through uv's `uv pip install` (pinned below): on a fresh clone the course in
 #                  15 s instead of 90 s, the dev tools in 27 s instead of 90 s (2026-12-06); .ci/run uses it. torch first, from
