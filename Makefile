@@ -30,9 +30,9 @@ $(error TORCH_INDEX=$(TORCH_INDEX) is not understood: leave it unset for pip's u
 endif
 # How the course's packages are installed (README, "The package": `make test INSTALLER=uv`).
 #   pip (default)  pip, with pip's own configuration (its find-links, indexes, proxy).
-#   uv             the same requirements through uv's `uv pip install` (pinned below): on a fresh clone the course in
-#                  15 s instead of 90 s, the dev tools in 27 s instead of 90 s (2026-12-06); .ci/run uses it. torch first, from
-#                  pip (--no-deps), so that it comes from where pip's configuration says (a CPU wheel at hand, or
+#   uv             the same requirements through uv's `uv pip install` (pinned below): on a fresh clone the course
+#                  in 15 s instead of 90 s, the dev tools in 27 s instead of 90 s (2026-12-06); .ci/run uses it.
+#                  torch first, from pip (--no-deps), so that it comes from where pip's configuration says (a CPU wheel at hand, or
 #                  TORCH_INDEX=cpu) and never from uv's default index (on Linux, PyPI's torch is the CUDA build); uv
 #                  finds it installed. --compile-bytecode, as pip does: where PYTHONDONTWRITEBYTECODE=1, a package
 #                  without bytecode is compiled again by every process that imports it.

@@ -383,9 +383,8 @@ def test_two_processes_train_every_objective_as_one_does(tmp_path, exact_run):
         for rank in ranks:
             assert rank[k]["step"] == config.steps, name
             assert_same_run(one.history, one.model.state_dict(), rank[k]["history"], rank[k]["weights"])
-        assert all(
-            p.requires_grad for p in one.model.parameters()
-        )  # the model handed over trains like any other
+        # the model handed over trains like any other
+        assert all(p.requires_grad for p in one.model.parameters())
 
 
 @pytest.mark.integration
