@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-import seaborn as sns
 
 from bertedu.language import msg, translatable, translate
 
@@ -109,6 +108,8 @@ def plot_attention(
 def _draw_heatmap(ax, view: AttentionView, *, cmap, vmin, vmax, cbar: bool, annotate: bool, fmt: str) -> None:
     """:func:`plot_attention`'s heatmap of ``view.matrix`` on ``ax``: keys across, queries down, token labels
     sized for the number of tokens."""
+    import seaborn as sns  # here, not at the top: it imports SciPy, a second of every notebook's start
+
     n_rows, n_cols = view.matrix.shape
     sns.heatmap(
         view.matrix,
