@@ -59,7 +59,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export MPLBACKEND := Agg
 
-.PHONY: help install dev lab student assignments test lint format unit check nbval notebooks bench clean course-model \
+.PHONY: help install dev lab student assignments test lint format unit check nbval notebooks bench clean course-model bytecode warm \
 	zh student-zh lab-zh html web site slides hub wordnet
 
 # The test targets run with a throw-away BERTEDU_HOME (quiz progress, caches), deleted whatever the exit status.
@@ -216,13 +216,31 @@ nbval: dev
 	export BERTEDU_SIDE_RUN_KERNELS="$$($(NATIVE_KERNELS))" && \
 	$(PY) tools/cpu_variant.py -- $(PY) $(NBVAL) notebooks/zh
 
-# The course model (tools/notebook_order.py) trains on one core while pip installs the dev tools on the other (each
-# of them uses one core: about a minute and a half saved on a fresh clone); then the unit tests, then strict nbval.
+# Bytecode of the course's own code (bertedu, tools, tests, ...) and of pytest's rewritten test modules, written
+# once (make test runs it on the core the course model leaves free). Where PYTHONDONTWRITEBYTECODE=1, as on the
+# course's CI machines, Python writes none, so every kernel and subprocess of a test run compiled bertedu again and
+# each test worker compiled and rewrote every test module while collecting; Python still reads bytecode it finds.
+bytecode: dev
+	@$(TEMP_HOME) export PYTHONDONTWRITEBYTECODE=; \
+	$(PY) -m compileall -q $(filter-out setup.py,$(PY_SOURCES)) hub notebooks site && \
+	$(PY) -m pytest tests --collect-only -q -p no:cacheprovider > /dev/null
+
+# What make test does on the core the course model leaves free while it trains (about 90 s of one core): the dev
+# tools, the bytecode, then notebook 06's side run without positions (about 30 s; bertedu.course.side_runs), into the
+# cache its notebook reads (runs/side-runs/, the key of what it depends on: make nbval's English run then collects
+# it instead of training it, as the Chinese run already collects them all).
+warm: bytecode
+	@$(TEMP_HOME) export OMP_NUM_THREADS=1 MKL_NUM_THREADS=1; unset BERTEDU_LANG BERTEDU_SIDE_RUN_KERNELS; \
+	$(PY) -c 'from bertedu.course.background import run_bytes; from bertedu.course.side_runs import SideRuns; \
+	run_bytes(SideRuns.registry, "no_positions", {})'
+
+# The course model (tools/notebook_order.py) trains on one core while the other installs the dev tools and does the
+# rest of `warm` (each of them uses one core); then the unit tests, then strict nbval.
 course-model: install
 	@$(TEMP_HOME) export OMP_NUM_THREADS=1 MKL_NUM_THREADS=1; unset BERTEDU_LANG; $(PY) tools/notebook_order.py
 
 test: lint
-	@$(MAKE) --no-print-directory -j2 dev course-model
+	@$(MAKE) --no-print-directory -j2 course-model warm
 	@$(MAKE) --no-print-directory unit
 	@$(MAKE) --no-print-directory nbval
 
