@@ -64,4 +64,5 @@ def test_an_interrupted_training_cell_fails_with_the_reason(corpus_files, tmp_pa
     assert f"A checkpoint is saved in {out}" in message and "resume=True" in message
     step = int(message.split("at step ")[1].split("/")[0])
     assert step >= 1 and load_checkpoint(out).step == step
-    assert nb.cells[2].outputs[0]["text"] == "the kernel is still alive\n"
+    printed = "".join(o.get("text", "") for o in nb.cells[2].outputs)  # one print may come as two messages
+    assert printed == "the kernel is still alive\n"

@@ -425,7 +425,10 @@ def _run_notebook(
         o for c in executed.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"
     ]
     assert not errors, errors
-    where = executed.cells[-1].outputs[0]["text"].split()
+    # the kernel may send one print as two stream messages (its stdout is flushed on a timer): join them
+    where = "".join(
+        o.get("text", "") for o in executed.cells[-1].outputs if o.get("name") == "stdout"
+    ).split()
     return executed, where
 
 

@@ -55,7 +55,7 @@ def executed(tmp_path_factory):
 
 def test_outputs_do_not_depend_on_progress(executed):
     cells = executed.cells
-    assert "✓ Correct" in cells[4].outputs[0]["text"]
+    assert "✓ Correct" in "".join(o.get("text", "") for o in cells[4].outputs)  # however the kernel split it
     for before, after in zip(cells[1:4], cells[5:8]):
         assert _compared(before) and _compared(before) == _compared(after)
     for out in cells[1].outputs:
