@@ -173,6 +173,10 @@ format: $(VENV)/.lint-installed
 	$(VENV)/bin/ruff format $(PY_SOURCES)
 	$(VENV)/bin/ruff check --fix $(PY_SOURCES) notebooks
 
+# make unit and make nbval make the course model first (tools/notebook_order.py: loaded in 3 s if it is there);
+# make test, which has just made it (course-model), passes COURSE_MODEL_MADE=1 so that neither loads it again.
+MAKE_COURSE_MODEL = $(if $(COURSE_MODEL_MADE),,$(PY) tools/notebook_order.py &&)
+
 # One torch thread in every process the tests start (kernels, training subprocesses, nbgrader): on two shared
 # cores a process with two threads runs up to 10 times slower beside the other worker (a student-edition run of
 # notebook 08: 85 s instead of 15). The tests that compare thread counts set their own (tests/test_cpu_variant.py).
@@ -180,7 +184,7 @@ format: $(VENV)/.lint-installed
 # run of make test): the student editions of 07, 08 and 10 load it, and so does make nbval after this.
 unit: dev
 	@$(TEMP_HOME) export OMP_NUM_THREADS=1 MKL_NUM_THREADS=1; unset BERTEDU_LANG; \
-	$(PY) tools/notebook_order.py && \
+	$(MAKE_COURSE_MODEL) \
 	$(PY) -m pytest tests -n 2 --dist loadgroup --durations=15 -p no:cacheprovider
 
 # The fast lane: the unit tests not marked integration (they start a kernel, a subprocess, a venv, nbgrader,
@@ -211,7 +215,7 @@ NBVAL := -m pytest --nbval-sanitize-with notebooks/sanitize.cfg --nbval-cell-tim
 NATIVE_KERNELS = $(PY) -c 'from bertedu.course.background import cpu_kernels; print("|".join(cpu_kernels()))'
 nbval: dev
 	@$(TEMP_HOME) unset MPLBACKEND BERTEDU_LANG BERTEDU_SIDE_RUN_KERNELS; \
-	$(PY) tools/notebook_order.py && \
+	$(MAKE_COURSE_MODEL) \
 	$(PY) $(NBVAL) $(sort $(wildcard notebooks/[0-9][0-9]_*.ipynb)) && \
 	export BERTEDU_SIDE_RUN_KERNELS="$$($(NATIVE_KERNELS))" && \
 	$(PY) tools/cpu_variant.py -- $(PY) $(NBVAL) notebooks/zh
@@ -241,8 +245,8 @@ course-model: install
 
 test: lint
 	@$(MAKE) --no-print-directory -j2 course-model warm
-	@$(MAKE) --no-print-directory unit
-	@$(MAKE) --no-print-directory nbval
+	@$(MAKE) --no-print-directory unit COURSE_MODEL_MADE=1
+	@$(MAKE) --no-print-directory nbval COURSE_MODEL_MADE=1
 
 notebooks: dev
 	$(PY) tools/execute_notebooks.py $(NB)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 import functools
 import json
+import os
 import re
 import subprocess
 import sys
@@ -300,8 +301,41 @@ def test_notebook_order_names_every_notebook_that_makes_or_loads_the_course_mode
     assert not notebook_order.shares_course_model("09_review")
 
 
+def _planned(target: str) -> str:
+    """What ``make -n target`` would run, as a reader's shell runs it (without CI's INSTALLER or make's own)."""
+    drop = ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "INSTALLER", "COURSE_MODEL_MADE")
+    env = {k: v for k, v in os.environ.items() if k not in drop}
+    done = subprocess.run(
+        ["make", "-n", target], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60, check=True
+    )
+    return done.stdout
+
+
+@pytest.mark.integration  # make -n
 def test_the_makefile_makes_the_course_model_through_notebook_order():
+    for target in ("unit", "nbval"):  # alone, each makes it before its first pytest
+        plan = _planned(target)
+        assert "tools/notebook_order.py" in plan, target
+        assert plan.index("tools/notebook_order.py") < plan.index("-m pytest"), target
+    plan = _planned(
+        "test"
+    )  # once, before the unit tests; then neither the unit tests nor nbval load it again
+    assert plan.count("tools/notebook_order.py") == 1, plan
+    assert plan.index("tools/notebook_order.py") < plan.index("-m pytest tests -n"), plan
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
-    nbval = makefile[makefile.index("\nnbval:") :].split("\n\n")[0]
-    assert "tools/notebook_order.py" in nbval
-    assert "load_course_model" not in nbval, "the dependency is defined once, in tools/notebook_order.py"
+    assert "load_course_model" not in makefile, "the dependency is defined once, in tools/notebook_order.py"
+
+
+@pytest.mark.integration  # make -n
+def test_make_test_uses_the_free_core_for_bytecode_and_one_of_notebook_06s_side_runs():
+    from bertedu.course.side_runs import PRETRAINING_SIDE_RUNS
+
+    plan = _planned("test")
+    unit = plan.index("-m pytest tests -n")
+    # the bytecode, written before the unit tests even where PYTHONDONTWRITEBYTECODE=1 (these machines)
+    written = plan.index("export PYTHONDONTWRITEBYTECODE=;")
+    assert written < plan.index("-m compileall") < plan.index("--collect-only") < unit, plan
+    # a side run as notebook 06's start_side_runs() asks for it (its name, no settings), into the cache it reads
+    trained = re.search(r'run_bytes\(SideRuns\.registry, "(\w+)", \{\}\)', plan)
+    assert trained and trained.group(1) in PRETRAINING_SIDE_RUNS, plan
+    assert trained.start() < unit
