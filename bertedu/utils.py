@@ -59,8 +59,27 @@ def set_seed(seed: int = DEFAULT_SEED, *, deterministic: bool = True) -> int:
     np.random.seed(seed % 2**32)
     torch.manual_seed(seed)
     if deterministic:
-        torch.use_deterministic_algorithms(True)
+        use_deterministic_algorithms()
     return seed
+
+
+def use_deterministic_algorithms() -> None:
+    """``torch.use_deterministic_algorithms(True)``, without loading PyTorch's compiler to do it.
+
+    PyTorch's function sets two flags: the one every operation reads, and ``deterministic`` in the compiler's
+    configuration (``torch._inductor.config``, for ``torch.compile``), which it imports for that, with
+    ``torch._dynamo`` and sympy: about 1.5 CPU-seconds in every notebook kernel and process that seeds. The
+    course never compiles, so the compiler's flag is left for the compiler to read when something loads it:
+    it reads ``$TORCHINDUCTOR_DETERMINISTIC``. If it is loaded already, PyTorch's own function sets both."""
+    import sys
+
+    import torch
+
+    if "torch._inductor.config" in sys.modules:
+        torch.use_deterministic_algorithms(True)
+    else:
+        os.environ["TORCHINDUCTOR_DETERMINISTIC"] = "1"  # what the compiler's flag starts from when it loads
+        torch._C._set_deterministic_algorithms(True, warn_only=False)  # the flag every operation reads
 
 
 def stable_seed(*parts: int | str) -> int:

@@ -1,11 +1,16 @@
 """The shared optimizer and learning-rate schedule (bertedu.training.optim)."""
 
+import copy
+import os
+import subprocess
+import sys
 import warnings
 
 import pytest
 import torch
 
 from bertedu.training.optim import (
+    AdamW,
     TrainingDivergedError,
     TrainingDivergenceWarning,
     linear_schedule,
@@ -138,3 +143,82 @@ def test_max_grad_norm_0_turns_clipping_off():
         sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: 1.0)
         optimizer_step(opt, sched, [weights], max_grad_norm, 1.0, lambda what, value: what)
         assert weights.grad.tolist() == pytest.approx(expected), max_grad_norm
+
+
+def _twin_models():
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(
+        torch.nn.Linear(5, 7), torch.nn.GELU(), torch.nn.LayerNorm(7), torch.nn.Linear(7, 3)
+    )
+    unused = torch.nn.Linear(2, 2)  # never gets a gradient: no state, no step
+    return (model, unused), copy.deepcopy((model, unused))
+
+
+def _groups(model, unused, weight_decay):
+    weights = [p for p in model.parameters() if p.dim() == 2]
+    others = [p for p in model.parameters() if p.dim() < 2] + list(unused.parameters())
+    return [{"params": weights, "weight_decay": weight_decay}, {"params": others, "weight_decay": 0.0}]
+
+
+def _train(optimizer, model, steps, seed):
+    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, linear_schedule(2, steps))
+    gen = torch.Generator().manual_seed(seed)
+    for _ in range(steps):
+        x, y = torch.randn(8, 5, generator=gen), torch.randint(0, 3, (8,), generator=gen)
+        optimizer.zero_grad(set_to_none=True)
+        torch.nn.functional.cross_entropy(model(x), y).backward()
+        optimizer_step(optimizer, scheduler, model.parameters(), 1.0, 0.0, lambda what, value: "")
+
+
+@pytest.mark.parametrize("weight_decay, torch_class", [(0.01, torch.optim.AdamW), (0.0, torch.optim.Adam)])
+def test_adamw_is_pytorchs_to_the_last_bit_and_shares_its_state(weight_decay, torch_class):
+    (ours_model, ours_unused), (theirs_model, theirs_unused) = _twin_models()
+    ours = AdamW(_groups(ours_model, ours_unused, weight_decay), lr=3e-2, eps=1e-6)
+    theirs = torch_class(_groups(theirs_model, theirs_unused, weight_decay), lr=3e-2, eps=1e-6)
+    _train(ours, ours_model, 6, seed=1)
+    _train(theirs, theirs_model, 6, seed=1)
+    for a, b in zip(ours_model.parameters(), theirs_model.parameters()):
+        assert torch.equal(a, b), "AdamW's update differs from PyTorch's in its last bits"
+    mine, pytorchs = ours.state_dict(), theirs.state_dict()
+    assert mine["state"].keys() == pytorchs["state"].keys()  # the unused layer has no state in either
+    for key, state in mine["state"].items():
+        assert state.keys() == pytorchs["state"][key].keys()
+        assert all(torch.equal(state[k], pytorchs["state"][key][k]) for k in state)
+        assert state["step"].dtype == pytorchs["state"][key]["step"].dtype
+    # each resumes from the other's state_dict, and the two runs stay equal
+    ours.load_state_dict(pytorchs)
+    theirs.load_state_dict(mine)
+    _train(ours, ours_model, 3, seed=2)
+    _train(theirs, theirs_model, 3, seed=2)
+    assert all(torch.equal(a, b) for a, b in zip(ours_model.parameters(), theirs_model.parameters()))
+
+
+@pytest.mark.integration
+def test_a_process_that_seeds_pretrains_resumes_and_fine_tunes_never_imports_the_compiler(tmp_path):
+    """What AdamW and use_deterministic_algorithms are for: PyTorch's optimizers and its
+    use_deterministic_algorithms import torch._dynamo (about 1.5 CPU-seconds) in every process that trains or
+    seeds; the course's seeding, loops, checkpoints and resume never do, and the compiler, when something loads it,
+    is deterministic all the same."""
+    code = f"""
+import sys
+import bertedu, torch
+bertedu.set_seed(0)
+assert torch.are_deterministic_algorithms_enabled()
+from bertedu.course.finetuning import run_course_task
+from bertedu.course.pretraining import course_config
+from bertedu.training.finetune_data import SEQUENCE_CLASSIFICATION, make_task_datasets
+from bertedu.training.pretrain import pretrain
+
+config = course_config(steps=4, checkpoint_every=2, eval_every=0, mlm_eval_file=None, nsp_eval_file=None)
+pretrain(config, {str(tmp_path)!r}, progress=False, stop_after=2)
+run = pretrain(config, {str(tmp_path)!r}, progress=False, resume=True)
+datasets = make_task_datasets(SEQUENCE_CLASSIFICATION, run.tokenizer)
+run_course_task(SEQUENCE_CLASSIFICATION, "scratch", run.model, datasets, epochs=1)
+print(run.step, "torch._dynamo" in sys.modules)
+import torch._inductor.config  # loaded later, the compiler is deterministic too
+print(torch._inductor.config.deterministic)
+"""
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.split() == ["4", "False", "True"], done.stdout

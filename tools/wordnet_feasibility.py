@@ -4,6 +4,7 @@
     python tools/wordnet_feasibility.py throughput              # tokens/s of the pretraining step per shape
     python tools/wordnet_feasibility.py run NAME KEY=VALUE ...  # one recipe -> runs/wordnet/NAME (+ cost.json)
     python tools/wordnet_feasibility.py score [NAME ...]        # masked words: runs, unigram and Kneser–Ney
+    python tools/wordnet_feasibility.py copying NAME ...        # held-out examples alone and after their header
     python tools/wordnet_feasibility.py supersense NAME pretrained|scratch FRACTION SEED LR   # fine-tune, dev
     python tools/wordnet_feasibility.py supersense-rules FRACTION SEED   # majority, lemma, TF-IDF + LR, dev
 
@@ -29,6 +30,7 @@ regression: ``pip install scikit-learn``). One JSON line each.
 from __future__ import annotations
 
 import argparse
+import csv
 import importlib.util
 import json
 import math
@@ -265,6 +267,49 @@ def model_scores(name: str) -> dict:
     return out
 
 
+def copying_scores(name: str) -> dict:
+    """The copying hypothesis (data/wordnet/README.md): runs/wordnet/NAME's masked-word top-1/top-5 on the held-out
+    examples (``mlm_examples_dev.tsv``) scored alone, as every score above, and after their synset's words and
+    definition, as the corpus writes an example (``dog, domestic dog: a member of ... the dog barked all night``;
+    one segment, as a packed row holds consecutive lines). ``answer_in_context``: the share of items whose answer
+    the words and definition write. Candidates: the whole words (``all``), as ``score``."""
+    checkpoint = load_checkpoint(RUNS / name)
+    model, tokenizer = checkpoint.model, checkpoint.tokenizer
+    with open(BUILT / "supersense_of_definition" / "dev.tsv", encoding="utf-8", newline="") as f:
+        rows = csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE)
+        header = {r["synset"]: f"{', '.join(r['lemmas'].split('|'))}: {r['sentence']}" for r in rows}
+    with open(ITEM_FILES["examples"], encoding="utf-8", newline="") as f:
+        rows = list(csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
+    items = []
+    for row in rows:
+        kept = single_token_items(
+            tokenizer, [MaskedWordItem(row["sentence"], tuple(row["answers"].split("|")))]
+        )
+        if kept and row["synset"] in header:
+            items.append((kept[0], header[row["synset"]]))
+    ids = torch.tensor(candidate_ids(tokenizer)["all"])
+    limit = model.config.max_position_embeddings
+    out = {"n": len(items)}
+    words = [set(context.lower().replace(",", " ").replace(":", " ").split()) for _, context in items]
+    out["answer_in_context"] = sum(
+        any(a.lower() in w for a in i.answers) for (i, _), w in zip(items, words)
+    ) / len(items)
+    for layout in ("alone", "after its words and definition"):
+        sentences = [
+            fit_around_mask(tokenizer, i.sentence if layout == "alone" else f"{context} {i.sentence}", limit)
+            for i, context in items
+        ]
+        probs = masked_word_probabilities(model, tokenizer, sentences)  # (N, V)
+        answers = [set(tokenizer.convert_tokens_to_ids(list(i.answers))) for i, _ in items]
+        top = ids[probs[:, ids].topk(5, dim=-1).indices]
+        hits = [[int(t) in a for t in row] for row, a in zip(top, answers)]
+        out[layout] = {
+            "top1": sum(h[0] for h in hits) / len(items),
+            "top5": sum(any(h) for h in hits) / len(items),
+        }
+    return out
+
+
 SUPERSENSE = BUILT / "supersense_in_context"
 
 
@@ -360,7 +405,8 @@ def supersense_rules(fraction: float, seed: int) -> dict:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
-        "command", choices=["padding", "throughput", "run", "score", "supersense", "supersense-rules"]
+        "command",
+        choices=["padding", "throughput", "run", "score", "copying", "supersense", "supersense-rules"],
     )
     parser.add_argument("args", nargs="*")
     args = parser.parse_args(argv)
@@ -387,6 +433,9 @@ def main(argv: list[str] | None = None) -> int:
         name, *pairs = args.args
         settings = {k: json.loads(v) for k, v in (p.split("=", 1) for p in pairs)}
         print(json.dumps(run(name, settings), indent=2))
+    elif args.command == "copying":
+        for name in args.args:
+            print(name, json.dumps(copying_scores(name)), flush=True)
     elif args.command == "supersense":
         name, init, fraction, seed, lr = args.args
         print(json.dumps(supersense(name, init, float(fraction), int(seed), float(lr))))

@@ -79,6 +79,7 @@ from bertedu.training.finetune_data import (
     word_order_dataset,
 )
 from bertedu.training.metrics import macro_f1, token_accuracy
+from bertedu.training.optim import AdamW
 from bertedu.training.pretrain import PretrainingConfig, pretrain
 from bertedu.training.probes import candidate_mask, evaluating, masked_word_accuracy, nsp_accuracy
 from bertedu.utils import cpu_threads, data_path, repo_root, resolve_path
@@ -357,7 +358,7 @@ def frozen_feature_probe(
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(course_seed(seed))  # + the claims sweep's offset, as every course recipe
         classifier = torch.nn.Linear(x_train.size(1), datasets["train"].num_labels)
-        optimizer = torch.optim.Adam(classifier.parameters(), lr=1e-2)
+        optimizer = AdamW(classifier.parameters(), lr=1e-2, weight_decay=0.0)  # Adam
         best, best_state = -1.0, None
         for step in range(1, steps + 1):
             loss = torch.nn.functional.cross_entropy(classifier(x_train), y_train)

@@ -46,6 +46,7 @@ from bertedu.training.finetune_data import (
     task_shape,
 )
 from bertedu.training.metrics import accuracy, macro_f1
+from bertedu.training.optim import AdamW
 from bertedu.utils import resolve_path
 
 # ----------------------------------------------------------------------------------------------------------
@@ -456,7 +457,7 @@ def run_feature_based(
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)
         classifier = torch.nn.Linear(x["train"].shape[1], train.num_labels)
-    optimizer = torch.optim.AdamW(classifier.parameters(), lr=lr, weight_decay=weight_decay)
+    optimizer = AdamW(classifier.parameters(), lr=lr, weight_decay=weight_decay)
     best_dev, best_step, best_state = -1.0, 0, None
     for step in range(1, steps + 1):
         loss = F.cross_entropy(classifier(x["train"]), y["train"])

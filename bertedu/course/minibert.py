@@ -34,6 +34,7 @@ from torch import nn
 from bertedu.core.attention import build_key_mask, scaled_dot_product_attention
 from bertedu.core.losses import IGNORE_INDEX
 from bertedu.core.validation import require_int
+from bertedu.training.optim import AdamW
 
 
 @dataclass
@@ -140,7 +141,7 @@ def train_minibert(
     require_int("steps", steps, 1)
     torch.manual_seed(seed)
     model = MiniBert(tokenizer.vocab_size, d_model)
-    optimizer = torch.optim.Adam(model.parameters(), lr=learning_rate)
+    optimizer = AdamW(model.parameters(), lr=learning_rate, weight_decay=0.0)  # Adam, as the post
     encoded = tokenizer(list(sentences), padding=True, return_tensors="pt", add_special_tokens=False)
     ids, mask = encoded["input_ids"], encoded["attention_mask"]  # (N, T_max)
     generator = torch.Generator().manual_seed(seed)

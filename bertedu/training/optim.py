@@ -169,17 +169,84 @@ def linear_schedule(warmup_steps: int, total_steps: int) -> Callable[[int], floa
     return factor
 
 
+def _plain(method):
+    """``method`` without the wrapper PyTorch puts around some of its optimizers' methods, which imports
+    ``torch._dynamo`` on the first call (see :class:`AdamW`)."""
+    return getattr(method, "__wrapped__", method)
+
+
+class AdamW(torch.optim.AdamW):
+    """``torch.optim.AdamW``, with the update written out here: the same settings, state and ``state_dict``
+    (each loads the other's), and the same weights to the last bit, because the operations are PyTorch's own
+    (``torch/optim/adam.py``), in its order. Weight decay 0 makes it Adam.
+
+    Why not PyTorch's class itself: the first time a process builds or steps one of PyTorch's optimizers,
+    PyTorch imports its compiler (``torch._dynamo``, with sympy: about 1.5 CPU-seconds) only to mark where the
+    step begins and ends for ``torch.compile``. Every process that trains paid it: each notebook kernel, side run,
+    command line and test. This class never imports it. Introduced in notebook 06.
+    """
+
+    def __init__(self, params, lr: float = 1e-3, betas=(0.9, 0.999), eps: float = 1e-8, weight_decay=1e-2):
+        super().__init__(params, lr=lr, betas=betas, eps=eps, weight_decay=weight_decay)
+
+    add_param_group = _plain(torch.optim.Optimizer.add_param_group)
+    zero_grad = _plain(torch.optim.Optimizer.zero_grad)
+    state_dict = _plain(torch.optim.Optimizer.state_dict)
+    load_state_dict = _plain(torch.optim.Optimizer.load_state_dict)
+
+    @torch.no_grad()
+    def step(self, closure=None):
+        """One AdamW update of every parameter that has a gradient; ``closure`` as in PyTorch."""
+        loss = None
+        if closure is not None:
+            with torch.enable_grad():
+                loss = closure()
+        for group in self.param_groups:
+            params = [p for p in group["params"] if p.grad is not None]
+            if not params:
+                continue
+            lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
+            states = [self._state(p) for p in params]
+            grads = [p.grad for p in params]
+            m, v = [s["exp_avg"] for s in states], [s["exp_avg_sq"] for s in states]
+            steps = [s["step"] for s in states]
+            torch._foreach_add_(steps, 1)
+            if group["weight_decay"] != 0:
+                torch._foreach_mul_(params, 1 - lr * group["weight_decay"])  # decoupled: w <- w - lr*λ*w
+            torch._foreach_lerp_(m, grads, 1 - beta1)  # m <- β1 m + (1 - β1) g
+            torch._foreach_mul_(v, beta2)  # v <- β2 v + (1 - β2) g²
+            torch._foreach_addcmul_(v, grads, grads, 1 - beta2)
+            t = [s.item() for s in steps]
+            step_sizes = [-(lr / (1 - beta1**n)) for n in t]  # lr / (1 - β1^t): m's bias correction
+            denom = torch._foreach_sqrt(v)  # √(v / (1 - β2^t)) + ε
+            torch._foreach_div_(denom, [(1 - beta2**n) ** 0.5 for n in t])
+            torch._foreach_add_(denom, eps)
+            torch._foreach_addcdiv_(params, m, denom, step_sizes)  # w <- w - step_size * m / denom
+        return loss
+
+    def _state(self, p: torch.Tensor) -> dict:
+        state = self.state[p]
+        if (
+            not state
+        ):  # as PyTorch starts it: the step count a tensor on the CPU (float64 only if that is the default)
+            dtype = torch.float64 if torch.get_default_dtype() == torch.float64 else torch.float32
+            state["step"] = torch.tensor(0.0, dtype=dtype)
+            state["exp_avg"] = torch.zeros_like(p, memory_format=torch.preserve_format)
+            state["exp_avg_sq"] = torch.zeros_like(p, memory_format=torch.preserve_format)
+        return state
+
+
 def make_optimizer(
     model: torch.nn.Module, *, lr: float, weight_decay: float, warmup_steps: int, total_steps: int
 ) -> tuple[torch.optim.Optimizer, torch.optim.lr_scheduler.LambdaLR]:
-    """AdamW (β = 0.9, 0.999; ε = 1e-6 as BERT) with weight decay on weight matrices only (not on biases
-    and LayerNorm weights), and :func:`linear_schedule`. Returns ``(optimizer, scheduler)``.
+    """:class:`AdamW` (β = 0.9, 0.999; ε = 1e-6 as BERT) with weight decay on weight matrices only (not on
+    biases and LayerNorm weights), and :func:`linear_schedule`. Returns ``(optimizer, scheduler)``.
     """
     decay, no_decay = [], []
     for name, param in model.named_parameters():  # a tied Parameter appears once
         if param.requires_grad:
             (no_decay if param.dim() < 2 or "LayerNorm" in name else decay).append(param)
     groups = [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
-    optimizer = torch.optim.AdamW(groups, lr=lr, betas=(0.9, 0.999), eps=1e-6)
+    optimizer = AdamW(groups, lr=lr, betas=(0.9, 0.999), eps=1e-6)
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, linear_schedule(warmup_steps, total_steps))
     return optimizer, scheduler
