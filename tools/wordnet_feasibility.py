@@ -271,7 +271,8 @@ def copying_scores(name: str) -> dict:
     """The copying hypothesis (data/wordnet/README.md): runs/wordnet/NAME's masked-word top-1/top-5 on the held-out
     examples (``mlm_examples_dev.tsv``) scored alone, as every score above, and after their synset's words and
     definition, as the corpus writes an example (``dog, domestic dog: a member of ... the dog barked all night``;
-    one segment, as a packed row holds consecutive lines). ``answer_in_context``: the share of items whose answer
+    one segment, as a packed row holds consecutive lines), and after another held-out synset's (a row as long, with
+    nothing to copy: what a longer input alone changes). ``answer_in_context``: the share of items whose answer
     the words and definition write. Candidates: the whole words (``all``), as ``score``."""
     checkpoint = load_checkpoint(RUNS / name)
     model, tokenizer = checkpoint.model, checkpoint.tokenizer
@@ -294,11 +295,18 @@ def copying_scores(name: str) -> dict:
     out["answer_in_context"] = sum(
         any(a.lower() in w for a in i.answers) for (i, _), w in zip(items, words)
     ) / len(items)
-    for layout in ("alone", "after its words and definition"):
-        sentences = [
-            fit_around_mask(tokenizer, i.sentence if layout == "alone" else f"{context} {i.sentence}", limit)
-            for i, context in items
-        ]
+    others = [
+        context for _, context in items[1:] + items[:1]
+    ]  # another held-out synset's, as long on average
+    layouts = {
+        "alone": [i.sentence for i, _ in items],
+        "after its words and definition": [f"{context} {i.sentence}" for i, context in items],
+        "after another synset's words and definition": [
+            f"{o} {i.sentence}" for (i, _), o in zip(items, others)
+        ],
+    }
+    for layout, texts in layouts.items():
+        sentences = [fit_around_mask(tokenizer, text, limit) for text in texts]
         probs = masked_word_probabilities(model, tokenizer, sentences)  # (N, V)
         answers = [set(tokenizer.convert_tokens_to_ids(list(i.answers))) for i, _ in items]
         top = ids[probs[:, ids].topk(5, dim=-1).indices]
