@@ -4,7 +4,7 @@
     python tools/wordnet_feasibility.py throughput              # tokens/s of the pretraining step per shape
     python tools/wordnet_feasibility.py run NAME KEY=VALUE ...  # one recipe -> runs/wordnet/NAME (+ cost.json)
     python tools/wordnet_feasibility.py score [NAME ...]        # masked words: runs, unigram and Kneser–Ney
-    python tools/wordnet_feasibility.py copying NAME ...        # held-out examples alone and after their header
+    python tools/wordnet_feasibility.py copying NAME [train]    # examples alone and after their header
     python tools/wordnet_feasibility.py supersense NAME pretrained|scratch FRACTION SEED LR   # fine-tune, dev
     python tools/wordnet_feasibility.py supersense-rules FRACTION SEED   # majority, lemma, TF-IDF + LR, dev
 
@@ -267,20 +267,46 @@ def model_scores(name: str) -> dict:
     return out
 
 
-def copying_scores(name: str) -> dict:
+def training_example_items(header: dict[str, str], n: int = 1000) -> list[dict]:
+    """``n`` masked-word items from training examples (``supersense_in_context/train.tsv``: examples of training
+    synsets, which the corpus holds), masked as the build masks the held-out ones (``masked_item``, the corpus's
+    3,000 most frequent words): ``{"sentence", "answers", "synset"}``, in an order drawn by the build's hash."""
+    spec = importlib.util.spec_from_file_location(
+        "make_wordnet_data", ROOT / "data/wordnet/make_wordnet_data.py"
+    )
+    build = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = build
+    spec.loader.exec_module(build)
+    allowed = build.frequent_words(read_corpus(BUILT / "corpus.txt"))
+    with open(SUPERSENSE / "train.tsv", encoding="utf-8", newline="") as f:
+        examples = list(csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
+    items = []
+    for k, row in enumerate(examples):
+        item = build.masked_item(row["sentence"], f"{row['synset']}:example:{k}", allowed)
+        if item is not None and row["synset"] in header:
+            items.append((build.item_hash("order", row["synset"], k), item[0], item[1], row["synset"]))
+    return [{"sentence": t, "answers": a, "synset": syn} for _, t, a, syn in sorted(items)[:n]]
+
+
+def copying_scores(name: str, split: str = "dev") -> dict:
     """The copying hypothesis (data/wordnet/README.md): runs/wordnet/NAME's masked-word top-1/top-5 on the held-out
     examples (``mlm_examples_dev.tsv``) scored alone, as every score above, and after their synset's words and
     definition, as the corpus writes an example (``dog, domestic dog: a member of ... the dog barked all night``;
     one segment, as a packed row holds consecutive lines), and after another held-out synset's (a row as long, with
     nothing to copy: what a longer input alone changes). ``answer_in_context``: the share of items whose answer
-    the words and definition write. Candidates: the whole words (``all``), as ``score``."""
+    the words and definition write. Candidates: the whole words (``all``), as ``score``. ``split="train"``: the
+    same on 1,000 examples the model trained on, masked by the build's own rule (``masked_item``): what it
+    remembers of its corpus, beside what it does with new text."""
     checkpoint = load_checkpoint(RUNS / name)
     model, tokenizer = checkpoint.model, checkpoint.tokenizer
-    with open(BUILT / "supersense_of_definition" / "dev.tsv", encoding="utf-8", newline="") as f:
+    with open(BUILT / "supersense_of_definition" / f"{split}.tsv", encoding="utf-8", newline="") as f:
         rows = csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE)
         header = {r["synset"]: f"{', '.join(r['lemmas'].split('|'))}: {r['sentence']}" for r in rows}
-    with open(ITEM_FILES["examples"], encoding="utf-8", newline="") as f:
-        rows = list(csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
+    if split == "dev":
+        with open(ITEM_FILES["examples"], encoding="utf-8", newline="") as f:
+            rows = list(csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
+    else:
+        rows = training_example_items(header)
     items = []
     for row in rows:
         kept = single_token_items(
@@ -442,8 +468,8 @@ def main(argv: list[str] | None = None) -> int:
         settings = {k: json.loads(v) for k, v in (p.split("=", 1) for p in pairs)}
         print(json.dumps(run(name, settings), indent=2))
     elif args.command == "copying":
-        for name in args.args:
-            print(name, json.dumps(copying_scores(name)), flush=True)
+        name, *split = args.args
+        print(name, json.dumps(copying_scores(name, *split)), flush=True)
     elif args.command == "supersense":
         name, init, fraction, seed, lr = args.args
         print(json.dumps(supersense(name, init, float(fraction), int(seed), float(lr))))
