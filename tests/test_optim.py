@@ -222,3 +222,13 @@ print(torch._inductor.config.deterministic)
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout.split() == ["4", "False", "True"], done.stdout
+
+
+def test_adamw_refuses_pytorch_options_it_does_not_implement():
+    (model, unused), _ = _twin_models()
+    theirs = torch.optim.AdamW(model.parameters(), lr=1e-2, amsgrad=True)
+    ours = AdamW(model.parameters(), lr=1e-2)
+    ours.load_state_dict(theirs.state_dict())  # a checkpoint of PyTorch's AdamW made with amsgrad
+    model(torch.randn(2, 5)).sum().backward()
+    with pytest.raises(ValueError, match=r"does not implement \['amsgrad'\].*torch.optim.AdamW"):
+        ours.step()

@@ -205,6 +205,13 @@ class AdamW(torch.optim.AdamW):
             params = [p for p in group["params"] if p.grad is not None]
             if not params:
                 continue
+            unsupported = [
+                k for k in ("amsgrad", "maximize", "capturable", "differentiable", "fused") if group.get(k)
+            ]
+            if unsupported:  # e.g. from a state_dict of PyTorch's AdamW made with them
+                raise ValueError(
+                    f"bertedu's AdamW does not implement {unsupported}: use torch.optim.AdamW for that optimizer."
+                )
             lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
             states = [self._state(p) for p in params]
             grads = [p.grad for p in params]
@@ -225,10 +232,10 @@ class AdamW(torch.optim.AdamW):
         return loss
 
     def _state(self, p: torch.Tensor) -> dict:
+        """``p``'s state, started as PyTorch starts it: the step count a tensor on the CPU (float64 only if that is
+        the default dtype), the two moving averages zeros shaped like ``p``."""
         state = self.state[p]
-        if (
-            not state
-        ):  # as PyTorch starts it: the step count a tensor on the CPU (float64 only if that is the default)
+        if not state:
             dtype = torch.float64 if torch.get_default_dtype() == torch.float64 else torch.float32
             state["step"] = torch.tensor(0.0, dtype=dtype)
             state["exp_avg"] = torch.zeros_like(p, memory_format=torch.preserve_format)
