@@ -186,15 +186,21 @@ def single_token_items(tokenizer, items: list[MaskedWordItem]) -> list[MaskedWor
     return kept
 
 
+def build_script():
+    """data/wordnet/make_wordnet_data.py as a module (loaded once): its word lists, masking rule and hash."""
+    if "make_wordnet_data" not in sys.modules:
+        spec = importlib.util.spec_from_file_location(
+            "make_wordnet_data", ROOT / "data/wordnet/make_wordnet_data.py"
+        )
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module
+        spec.loader.exec_module(module)
+    return sys.modules["make_wordnet_data"]
+
+
 def function_words() -> frozenset[str]:
     """The words a WordNet masked-word item never hides (data/wordnet/make_wordnet_data.py's FUNCTION_WORDS)."""
-    spec = importlib.util.spec_from_file_location(
-        "make_wordnet_data", ROOT / "data/wordnet/make_wordnet_data.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module.FUNCTION_WORDS
+    return build_script().FUNCTION_WORDS
 
 
 def candidate_ids(tokenizer) -> dict[str, list[int]]:
@@ -271,12 +277,7 @@ def training_example_items(header: dict[str, str], n: int = 1000) -> list[dict]:
     """``n`` masked-word items from training examples (``supersense_in_context/train.tsv``: examples of training
     synsets, which the corpus holds), masked as the build masks the held-out ones (``masked_item``, the corpus's
     3,000 most frequent words): ``{"sentence", "answers", "synset"}``, in an order drawn by the build's hash."""
-    spec = importlib.util.spec_from_file_location(
-        "make_wordnet_data", ROOT / "data/wordnet/make_wordnet_data.py"
-    )
-    build = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = build
-    spec.loader.exec_module(build)
+    build = build_script()
     allowed = build.frequent_words(read_corpus(BUILT / "corpus.txt"))
     with open(SUPERSENSE / "train.tsv", encoding="utf-8", newline="") as f:
         examples = list(csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
