@@ -243,8 +243,12 @@ warm: bytecode
 course-model: install
 	@$(TEMP_HOME) export OMP_NUM_THREADS=1 MKL_NUM_THREADS=1; unset BERTEDU_LANG; $(PY) tools/notebook_order.py
 
+# BEFORE_UNIT: a command run before the unit tests start (.ci/run: wait for the Debian packages it installs
+# meanwhile, Chromium for the browser tests).
+BEFORE_UNIT ?= true
 test: lint
 	@$(MAKE) --no-print-directory -j2 course-model warm
+	@$(BEFORE_UNIT)
 	@$(MAKE) --no-print-directory unit COURSE_MODEL_MADE=1
 	@$(MAKE) --no-print-directory nbval COURSE_MODEL_MADE=1
 

@@ -80,19 +80,6 @@ def _language_switch(app, pagename, templatename, context, doctree):
     context["bertedu_other_lang"] = SETTINGS["other_html_lang"]
 
 
-def _fix_chinese_stemmer(app, exception):
-    """Sphinx 9.0's Chinese search ships the English stemmer but calls it ``ChineseStemmer`` (a ReferenceError
-    that stops the search page): name the stemmer it ships."""
-    data = Path(app.outdir) / "_static" / "language_data.js"
-    if exception is None and data.is_file():  # only the Chinese build's file names ChineseStemmer
-        text = data.read_text(encoding="utf-8")
-        if "ChineseStemmer" in text and "var ChineseStemmer" not in text:
-            data.write_text(
-                text.replace("window.Stemmer = ChineseStemmer;", "window.Stemmer = EnglishStemmer;")
-            )
-
-
 def setup(app):
     app.set_html_assets_policy("always")  # MathJax on every page: quizzes may show formulas anywhere
     app.connect("html-page-context", _language_switch)
-    app.connect("build-finished", _fix_chinese_stemmer)

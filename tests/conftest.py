@@ -32,23 +32,39 @@ if os.environ.get("PYTEST_XDIST_WORKER") and os.environ.get("BERTEDU_HOME"):
 from notebook_order import shares_course_model  # noqa: E402  (tools/ is not a package)
 
 
+def _uses_a_file_fixture(item) -> bool:
+    """True if ``item`` uses a fixture of module (or class) scope: one made for several tests."""
+    fixtures = getattr(item, "_fixtureinfo", None)
+    return fixtures is not None and any(
+        d.scope in ("module", "class") for defs in fixtures.name2fixturedefs.values() for d in defs
+    )
+
+
 def pytest_collection_modifyitems(config, items):
     """Groups for pytest-xdist's ``--dist loadgroup``: the runs of the student editions of the notebooks that
     make or load the course model (``tools/notebook_order.py``: 06 writes ``runs/mini-bert/``, 07 and 08 read
     it) run one after the other, in order, on one worker; the real-browser tests share one worker too (each
-    starts JupyterLab). Every other test goes to whichever worker is free."""
+    starts JupyterLab), and so do the tests of a file that share a fixture of the file's scope (made once). Every
+    other test goes to whichever worker is free."""
     for item in items:
         if "browser" in item.path.parts:
             item.add_marker(pytest.mark.xdist_group("browser"))
         elif item.path.name == "test_student_edition.py" and "runs_and_says" in item.name:
             if shares_course_model(item.callspec.id):
                 item.add_marker(pytest.mark.xdist_group("course-model"))
-    # xdist hands out the groups first (most tests first), then single tests in this order: the ones that start
-    # processes (integration, slow: seconds to a minute each) before the many quick ones, so that the run does
-    # not end with one worker on a minute-long test while the other waits.
-    items.sort(
-        key=lambda item: 0 if item.get_closest_marker("integration") or item.get_closest_marker("slow") else 1
-    )
+        elif not item.get_closest_marker("xdist_group") and _uses_a_file_fixture(item):
+            item.add_marker(pytest.mark.xdist_group(item.path.stem))  # its fixture made once, on one worker
+    # xdist hands out the groups first (most tests first), then single tests in this order: the files that start
+    # processes (a test marked integration or slow: seconds to a minute each) before the many quick ones, so that
+    # the run does not end with one worker on a minute-long test while the other waits. A file's tests stay
+    # together, in their order: a fixture of a file's scope (a site build, a JupyterLab server, a venv) is made
+    # once per worker, not again each time another file's tests come between them.
+    starts_processes = {
+        item.path
+        for item in items
+        if item.get_closest_marker("integration") or item.get_closest_marker("slow")
+    }
+    items.sort(key=lambda item: 0 if item.path in starts_processes else 1)
 
 
 # ----------------------------------------------------------------------------------------------------------

@@ -401,3 +401,34 @@ def test_word_order_dataset_uses_the_training_labels(word_tok):
     ids = [order[i]["labels"] for i in range(len(order))]
     plausible = data["train"].labels.names.index("plausible")
     assert ids[::2] == [plausible] * 24 and plausible not in ids[1::2]
+
+
+def test_the_course_run_keeps_its_checkpoint_at_the_snapshot_step_for_notebook_10(
+    corpus_files, tmp_path, monkeypatch
+):
+    """The course model trains to SNAPSHOT_STEP, keeps that checkpoint beside it, and finishes: its weights are
+    those of an uninterrupted run, and the kept ones those of the same recipe without its held-out evaluation
+    stopped there (notebook 10's reduced BERT), which :func:`course_snapshot` and the ablations then load."""
+    from bertedu.course import ablations, pretraining
+
+    held_out = {
+        "mlm_eval_file": str(corpus_files / "mlm.tsv"),
+        "nsp_eval_file": str(corpus_files / "nsp.tsv"),
+    }
+    recipe = tiny_course_recipe(
+        corpus_files, steps=8, eval_every=2, **held_out
+    )  # an evaluation before the snapshot: it must not matter
+    monkeypatch.setattr(pretraining, "course_config", lambda **kw: recipe.replace(**kw))
+    monkeypatch.setattr(pretraining, "SNAPSHOT_STEP", 5)
+    monkeypatch.setenv(pretraining.COURSE_MODEL_ENV, str(tmp_path / "mini-bert"))
+    model, _ = course.load_course_model()
+    assert same_weights(model, pretrain(recipe, None, progress=False).model)  # the same run as in one go
+    kept = load_checkpoint(tmp_path / "mini-bert-step5")
+    assert kept.step == 5 and kept.run_config == recipe.to_dict()
+    reduced = recipe.replace(eval_every=0, mlm_eval_file=None, nsp_eval_file=None)
+    assert same_weights(kept.model, pretrain(reduced, None, progress=False, stop_after=5).model)
+    assert course.pretraining.course_snapshot(reduced, 5).step == 5
+    assert course.pretraining.course_snapshot(reduced, 4) is None  # another step
+    assert course.pretraining.course_snapshot(reduced.replace(seed=recipe.seed + 1), 5) is None  # another run
+    loaded, _, seconds = ablations._pretrained(reduced, None, progress=False, stop_after=5)
+    assert same_weights(loaded, kept.model) and seconds == 0.0  # notebook 10 trains nothing

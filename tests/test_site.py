@@ -242,3 +242,17 @@ def test_the_mini_bert_panel_mounts_on_its_own_attribute_never_on_a_section_id(t
     assert build_site.panel_problems(tmp_path) == [
         "zh/06_mini_pretraining.html holds 1 mini-BERT panels, not 0"
     ]
+
+
+def test_the_chinese_search_gets_the_stemmer_sphinx_ships(tmp_path):
+    """Sphinx 9's Chinese search calls ``ChineseStemmer``, which it does not ship: the copy the site serves names
+    the English stemmer it does ship, and check_site reports a copy that was not fixed."""
+    data = tmp_path / "zh" / "_static" / "language_data.js"
+    data.parent.mkdir(parents=True)
+    broken = "var EnglishStemmer = function() {};\nwindow.Stemmer = ChineseStemmer;\n"
+    data.write_text(broken, encoding="utf-8")
+    assert any("ChineseStemmer" in p for p in build_site.check_site(tmp_path, {}))
+    build_site.fix_chinese_stemmer(data)
+    assert data.read_text(encoding="utf-8") == broken.replace("= ChineseStemmer;", "= EnglishStemmer;")
+    assert not any("ChineseStemmer" in p for p in build_site.check_site(tmp_path, {}))
+    build_site.fix_chinese_stemmer(tmp_path / "en" / "_static" / "language_data.js")  # no file: nothing to do

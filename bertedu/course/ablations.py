@@ -56,7 +56,7 @@ from bertedu.course.baselines import (
     sentence_baselines,
     span_baselines,
 )
-from bertedu.course.pretraining import course_seed
+from bertedu.course.pretraining import course_seed, course_snapshot
 from bertedu.course.stats import direction as stats_direction
 from bertedu.course.stats import item_noise, mean_and_se
 from bertedu.language import msg, translatable, translate
@@ -450,6 +450,11 @@ def _pretrained(config: PretrainingConfig, model_dir, *, progress: bool, stop_af
     measurements can be redone when a task's data changes). With a ``model_dir``, the model measured is the one
     read back from it, so a cached and a fresh run measure the same weights the same way."""
     if model_dir is None:
+        kept = course_snapshot(
+            config, stop_after
+        )  # notebook 10's BERT: the course model at step 400, if kept
+        if kept is not None:
+            return kept.model.eval(), kept.tokenizer, 0.0
         run = pretrain(config, progress=progress, stop_after=stop_after)
         return run.model, run.tokenizer, run.train_seconds
     model_dir = Path(model_dir)

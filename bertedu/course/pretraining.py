@@ -16,7 +16,7 @@ from typing import Any
 
 from bertedu.core.model import BertForPreTraining
 from bertedu.core.tokenizer import BertTokenizer, train_tokenizer
-from bertedu.files import directory_lock
+from bertedu.files import directory_lock, write_directory_atomically
 from bertedu.language import msg
 from bertedu.training.checkpoint import (
     CHECKPOINT_FILES,
@@ -196,8 +196,9 @@ def course_run(path: str | os.PathLike | None = None, *, progress: bool = True) 
             logger.info("Loaded the course model from %s.", directory)
             return _finished_run(checkpoint, expected, directory)
         return _train_course_model(
-            directory, expected, problem, resume=checkpoint is not None, progress=progress, yours=path is None
-        )
+            directory, expected, problem, start=None if checkpoint is None else checkpoint.step,
+            progress=progress, yours=path is None,
+        )  # fmt: skip
 
 
 def _finished_run(checkpoint, expected: PretrainingConfig, directory: Path) -> PretrainingRun:
@@ -209,10 +210,19 @@ def _finished_run(checkpoint, expected: PretrainingConfig, directory: Path) -> P
 
 
 def _train_course_model(
-    directory: Path, expected: PretrainingConfig, problem: str, *, resume: bool, progress: bool, yours: bool
+    directory: Path,
+    expected: PretrainingConfig,
+    problem: str,
+    *,
+    start: int | None,
+    progress: bool,
+    yours: bool,
 ):
     """Train (or finish) the course model in ``directory``, saying why; the caller holds the folder's lock.
+    ``start``: the step of the unfinished run there to resume (``None``: train from the start). On its way it
+    keeps its checkpoint at :data:`SNAPSHOT_STEP` beside it (:func:`course_snapshot`).
     ``yours``: the default folder (not a path the caller gave), whose errors say what a notebook user can do."""
+    resume = start is not None
     if not resume:
         _remove_broken_checkpoint(directory)
         try:
@@ -227,6 +237,12 @@ def _train_course_model(
         "resuming it to finish" if resume else "training",
     )
     try:
+        if (
+            (start or 0) < SNAPSHOT_STEP < expected.steps
+        ):  # the first steps, kept, then the rest: the same run
+            pretrain(expected, directory, resume=resume, progress=progress, stop_after=SNAPSHOT_STEP)
+            _keep_snapshot(directory)
+            resume = True
         run = pretrain(expected, directory, resume=resume, progress=progress)
     except TrainingInterrupted as stop:
         raise TrainingInterrupted(
@@ -239,6 +255,41 @@ def _train_course_model(
         )
     logger.info("Trained the course model and saved it to %s.", directory)
     return run
+
+
+#: Notebook 10's reduced run is the course recipe's first 400 steps (``bertedu.course.ablations.REDUCED``): the
+#: course model's checkpoint at that step is kept beside it (``runs/mini-bert-step400/``), and notebook 10 loads
+#: its BERT from there instead of training the same 400 steps again.
+SNAPSHOT_STEP = 400
+
+
+def _snapshot_dir(directory: Path) -> Path:
+    return directory.with_name(f"{directory.name}-step{SNAPSHOT_STEP}")
+
+
+def _keep_snapshot(directory: Path) -> None:
+    """Copy the checkpoint in ``directory`` (the course run at :data:`SNAPSHOT_STEP`) beside it, whole or not at all."""
+    write_directory_atomically(
+        _snapshot_dir(directory),
+        lambda tmp: shutil.copytree(directory, tmp, dirs_exist_ok=True),
+        is_complete=is_checkpoint,
+        what=f"the course model at step {SNAPSHOT_STEP}",
+    )
+
+
+def course_snapshot(config: PretrainingConfig, step: int | None):
+    """The checkpoint of the course model at ``step`` (kept while it trained, beside the folder
+    :func:`load_course_model` reads) if ``config`` is the course recipe, its held-out evaluation aside, and
+    ``step`` is :data:`SNAPSHOT_STEP`; else ``None`` (also if no such checkpoint was kept: a model trained before
+    snapshots existed). Its weights are those of ``pretrain(config, stop_after=step)`` on this machine, since
+    evaluating does not touch the training's random state (``tests/test_course.py`` checks it)."""
+    recipe = course_config()
+    held_out = {"eval_every": 0, "mlm_eval_file": None, "nsp_eval_file": None}
+    if step != SNAPSHOT_STEP or config.replace(**held_out) != recipe.replace(**held_out):
+        return None
+    directory = _snapshot_dir(course_model_dir())
+    checkpoint, _ = _course_checkpoint(directory, recipe, file_sha256(resolve_path(recipe.corpus)))
+    return checkpoint if checkpoint is not None and checkpoint.step == step else None
 
 
 def course_eval_history(path: str | os.PathLike | None = None) -> list[dict]:
