@@ -290,8 +290,7 @@ def test_kill_9_at_random_moments_then_resume(corpus_files, tmp_path):
     does not cost an interpreter start-up (the same code from `main` on, killed the same way)."""
     corpus = corpus_files / "corpus.txt"
     context = multiprocessing.get_context("forkserver")
-    # torch._dynamo too: the first AdamW imports it, which takes seconds in every fresh process
-    context.set_forkserver_preload(["bertedu.cli", "fault_helpers", "torch._dynamo"])
+    context.set_forkserver_preload(["bertedu.cli", "fault_helpers"])
 
     def start(args: list[str], real: bool):
         if real:
