@@ -233,13 +233,12 @@ bytecode: dev
 	$(PY) -m pytest tests --collect-only -q -p no:cacheprovider > /dev/null
 
 # What make test does on the core the course model leaves free while it trains (about 90 s of one core): the dev
-# tools, the bytecode, then notebook 06's side run without positions (about 30 s; bertedu.course.side_runs), into the
+# tools, the bytecode, then notebook 06's side run without positions (about 30 s; tools/warm_runs.py), into the
 # cache its notebook reads (runs/side-runs/, the key of what it depends on: make nbval's English run then collects
 # it instead of training it, as the Chinese run already collects them all).
+WARM_ENV = export OMP_NUM_THREADS=1 MKL_NUM_THREADS=1; unset BERTEDU_LANG BERTEDU_SIDE_RUN_KERNELS;
 warm: bytecode
-	@$(TEMP_HOME) export OMP_NUM_THREADS=1 MKL_NUM_THREADS=1; unset BERTEDU_LANG BERTEDU_SIDE_RUN_KERNELS; \
-	$(PY) -c 'from bertedu.course.background import run_bytes; from bertedu.course.side_runs import SideRuns; \
-	run_bytes(SideRuns.registry, "no_positions", {})'
+	@$(TEMP_HOME) $(WARM_ENV) $(PY) tools/warm_runs.py no_positions
 
 # The course model (tools/notebook_order.py) trains on one core while the other installs the dev tools and does the
 # rest of `warm` (each of them uses one core); then the unit tests, then strict nbval.
@@ -249,10 +248,15 @@ course-model: install
 # BEFORE_UNIT: a command run before the unit tests start (.ci/run: wait for the Debian packages it installs
 # meanwhile, Chromium for the browser tests).
 BEFORE_UNIT ?= true
+# Beside the unit tests, the other side runs train at the lowest priority (nice 19: on the time the tests leave a core
+# idle, waiting for servers, browsers and kernels), stopped when the tests end; what they finished, the English
+# nbval run collects instead of training it (tools/warm_runs.py).
 test: lint
 	@$(MAKE) --no-print-directory -j2 course-model warm
 	@$(BEFORE_UNIT)
-	@$(MAKE) --no-print-directory unit COURSE_MODEL_MADE=1
+	@$(TEMP_HOME) ( $(WARM_ENV) exec nice -n 19 $(PY) tools/warm_runs.py > /dev/null 2>&1 ) & warmer=$$!; \
+	$(MAKE) --no-print-directory unit COURSE_MODEL_MADE=1; status=$$?; \
+	kill $$warmer 2>/dev/null; wait $$warmer 2>/dev/null; exit $$status
 	@$(MAKE) --no-print-directory nbval COURSE_MODEL_MADE=1
 
 notebooks: dev

@@ -500,6 +500,19 @@ class VariantRuns(BackgroundRuns):
     )
 
 
+def background_runs(variants, seed: int, settings: dict) -> dict[str, dict]:
+    """The runs ``run_ablations(variants, (seed,), background=True, **settings)`` trains in a second process (all
+    but the first variant): their names and :func:`run_variant` keyword arguments, as :class:`VariantRuns` keys them."""
+    return {v: dict(settings, seed=seed) for v in variants[1:]}
+
+
+def reduced_background_runs() -> dict[str, dict]:
+    """The runs notebook 10's reduced run (:data:`REDUCED`) trains in a second process (the left-to-right model)."""
+    settings = {k: REDUCED[k] for k in ("steps", "batch_size", "stop_after")}
+    settings |= {"tasks": tuple(REDUCED["tasks"]), "probe": True}
+    return background_runs(REDUCED["variants"], REDUCED["seeds"][0], settings)
+
+
 def run_ablations(
     variants=FULL["variants"],
     seeds=FULL["seeds"],
@@ -529,7 +542,7 @@ def run_ablations(
                 f"background=True runs each variant once: give one seed (got {tuple(seeds)}) and no variant "
                 "twice; for several seeds use background=False."
             )
-        others = VariantRuns.start({v: dict(settings, seed=seeds[0]) for v in variants[1:]})
+        others = VariantRuns.start(background_runs(variants, seeds[0], settings))
         first = run_variant(variants[0], seed=seeds[0], progress=progress, **settings)
         return [first] + [others.result(v) for v in variants[1:]]
     datasets = task_datasets(course_tokenizer(), tasks)
