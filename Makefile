@@ -182,10 +182,16 @@ MAKE_COURSE_MODEL = $(if $(COURSE_MODEL_MADE),,$(PY) tools/notebook_order.py &&)
 # notebook 08: 85 s instead of 15). The tests that compare thread counts set their own (tests/test_cpu_variant.py).
 # The course model is made first (tools/notebook_order.py: loaded if runs/mini-bert/ holds it, else trained, once per
 # run of make test): the student editions of 07, 08 and 10 load it, and so does make nbval after this.
+# WARM_BESIDE=1 (make test): beside the tests, the notebooks' other side runs train at the lowest priority (nice 19:
+# on the time the tests leave a core idle, waiting for servers, browsers and kernels), stopped when the tests end;
+# what they finished, make nbval's English run collects instead of training it (tools/warm_runs.py).
+BESIDE_UNIT = $(if $(WARM_BESIDE),( $(WARM_ENV) exec nice -n 19 $(PY) tools/warm_runs.py >/dev/null 2>&1 ) & warmer=$$!;)
+AFTER_UNIT = $(if $(WARM_BESIDE),kill $$warmer 2>/dev/null; wait $$warmer 2>/dev/null;)
 unit: dev
 	@$(TEMP_HOME) export OMP_NUM_THREADS=1 MKL_NUM_THREADS=1; unset BERTEDU_LANG; \
-	$(MAKE_COURSE_MODEL) \
-	$(PY) -m pytest tests -n 2 --dist loadgroup --durations=15 -p no:cacheprovider
+	$(MAKE_COURSE_MODEL) true || exit 1; $(BESIDE_UNIT) \
+	$(PY) -m pytest tests -n 2 --dist loadgroup --durations=15 -p no:cacheprovider; status=$$?; \
+	$(AFTER_UNIT) exit $$status
 
 # The fast lane: the unit tests not marked integration (they start a kernel, a subprocess, a venv, nbgrader,
 # torchrun or a server), slow (more than about 2 s) or browser; markers in pyproject.toml. BERTEDU_FAST_LANE=1:
@@ -248,15 +254,10 @@ course-model: install
 # BEFORE_UNIT: a command run before the unit tests start (.ci/run: wait for the Debian packages it installs
 # meanwhile, Chromium for the browser tests).
 BEFORE_UNIT ?= true
-# Beside the unit tests, the other side runs train at the lowest priority (nice 19: on the time the tests leave a core
-# idle, waiting for servers, browsers and kernels), stopped when the tests end; what they finished, the English
-# nbval run collects instead of training it (tools/warm_runs.py).
 test: lint
 	@$(MAKE) --no-print-directory -j2 course-model warm
 	@$(BEFORE_UNIT)
-	@$(TEMP_HOME) ( $(WARM_ENV) exec nice -n 19 $(PY) tools/warm_runs.py > /dev/null 2>&1 ) & warmer=$$!; \
-	$(MAKE) --no-print-directory unit COURSE_MODEL_MADE=1; status=$$?; \
-	kill $$warmer 2>/dev/null; wait $$warmer 2>/dev/null; exit $$status
+	@$(MAKE) --no-print-directory unit COURSE_MODEL_MADE=1 WARM_BESIDE=1
 	@$(MAKE) --no-print-directory nbval COURSE_MODEL_MADE=1
 
 notebooks: dev

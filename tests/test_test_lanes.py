@@ -335,7 +335,12 @@ def test_make_test_uses_the_free_core_for_bytecode_and_one_of_notebook_06s_side_
     # the bytecode, written before the unit tests even where PYTHONDONTWRITEBYTECODE=1 (these machines)
     written = plan.index("export PYTHONDONTWRITEBYTECODE=;")
     assert written < plan.index("-m compileall") < plan.index("--collect-only") < unit, plan
-    # a side run as notebook 06's start_side_runs() asks for it (its name, no settings), into the cache it reads
-    trained = re.search(r'run_bytes\(SideRuns\.registry, "(\w+)", \{\}\)', plan)
+    # a side run as notebook 06's start_side_runs() asks for it (tools/warm_runs.py), into the cache it reads
+    trained = re.search(r"tools/warm_runs\.py (\w+)", plan)
     assert trained and trained.group(1) in PRETRAINING_SIDE_RUNS, plan
     assert trained.start() < unit
+    # the others beside the unit tests, at the lowest priority, stopped when the tests end
+    beside = plan.index("nice -n 19")
+    assert beside < unit and "tools/warm_runs.py >/dev/null" in plan[beside:unit], plan
+    assert "kill $warmer" in plan[unit:], plan
+    assert "nice -n 19" not in _planned("unit")  # make unit alone runs the tests alone
