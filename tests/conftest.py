@@ -52,7 +52,7 @@ def pytest_collection_modifyitems(config, items):
         elif item.path.name == "test_student_edition.py" and "runs_and_says" in item.name:
             if shares_course_model(item.callspec.id):
                 item.add_marker(pytest.mark.xdist_group("course-model"))
-        elif not item.get_closest_marker("xdist_group") and _uses_a_file_fixture(item):
+        if not item.get_closest_marker("xdist_group") and _uses_a_file_fixture(item):
             item.add_marker(pytest.mark.xdist_group(item.path.stem))  # its fixture made once, on one worker
     # xdist hands out the groups first (most tests first), then single tests in this order: the files that start
     # processes (a test marked integration or slow: seconds to a minute each) before the many quick ones, so that

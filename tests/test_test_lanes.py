@@ -344,3 +344,41 @@ def test_make_test_uses_the_free_core_for_bytecode_and_one_of_notebook_06s_side_
     assert beside < unit and "tools/warm_runs.py >/dev/null" in plan[beside:unit], plan
     assert "kill $warmer" in plan[unit:], plan
     assert "nice -n 19" not in _planned("unit")  # make unit alone runs the tests alone
+
+
+_ORDER_PLUGIN = """
+import json, os, pytest
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items):
+    rows = []
+    for item in items:
+        mark = item.get_closest_marker("xdist_group")
+        fixtures = item._fixtureinfo.name2fixturedefs.values()
+        rows.append({"file": str(item.path), "group": (mark.args or [mark.kwargs.get("name")])[0] if mark else None,
+                     "file_fixture": any(d.scope in ("module", "class") for defs in fixtures for d in defs)})
+    with open(os.environ["ORDER_OUT"], "w") as f:
+        json.dump(rows, f)
+"""
+
+
+@pytest.mark.integration  # pytest --collect-only in a process of its own
+def test_the_test_order_keeps_files_together_and_shares_file_fixtures_on_one_worker(tmp_path):
+    """conftest.py's order for xdist: each file's tests stay together (a fixture of a file's scope is made once per
+    worker, not again when another file's tests come between), files that start processes first, and the tests
+    of a file that share such a fixture run on one worker (an xdist group)."""
+    (tmp_path / "order_plugin.py").write_text(_ORDER_PLUGIN, encoding="utf-8")
+    env = dict(os.environ, ORDER_OUT=str(tmp_path / "order.json"), PYTHONPATH=str(tmp_path))
+    env.pop("BERTEDU_FAST_LANE", None)
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "tests", "--collect-only", "-q", "-p", "order_plugin", "-p", "no:cacheprovider"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    rows = json.loads((tmp_path / "order.json").read_text(encoding="utf-8"))
+    files = [r["file"] for r in rows]
+    runs = [f for i, f in enumerate(files) if i == 0 or files[i - 1] != f]
+    assert len(runs) == len(set(runs)), "a file's tests are split apart"
+    assert all(r["group"] for r in rows if r["file_fixture"]), "a test sharing a file's fixture has no group"
+    site = [r for r in rows if r["file"].endswith("test_site_browser.py")]
+    assert site and {r["group"] for r in site} == {"browser"}

@@ -237,9 +237,8 @@ def _train_course_model(
         "resuming it to finish" if resume else "training",
     )
     try:
-        if (
-            (start or 0) < SNAPSHOT_STEP < expected.steps
-        ):  # the first steps, kept, then the rest: the same run
+        # the first SNAPSHOT_STEP steps, their checkpoint kept, then the rest: the very run of one call
+        if (start or 0) < SNAPSHOT_STEP < expected.steps:
             pretrain(expected, directory, resume=resume, progress=progress, stop_after=SNAPSHOT_STEP)
             _keep_snapshot(directory)
             resume = True
