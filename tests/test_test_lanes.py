@@ -303,7 +303,15 @@ def test_notebook_order_names_every_notebook_that_makes_or_loads_the_course_mode
 
 def _planned(target: str) -> str:
     """What ``make -n target`` would run, as a reader's shell runs it (without CI's INSTALLER or make's own)."""
-    drop = ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "INSTALLER", "COURSE_MODEL_MADE", "WARM_BESIDE", "BEFORE_UNIT")
+    drop = (
+        "MAKEFLAGS",
+        "MFLAGS",
+        "MAKELEVEL",
+        "INSTALLER",
+        "COURSE_MODEL_MADE",
+        "WARM_BESIDE",
+        "BEFORE_UNIT",
+    )
     env = {k: v for k, v in os.environ.items() if k not in drop}
     done = subprocess.run(
         ["make", "-n", target], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60, check=True
