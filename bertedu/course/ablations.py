@@ -107,17 +107,25 @@ VARIANTS: dict[str, Variant] = {
     v.name: v
     for v in (
         Variant("bert", "BERT", "notebook 06's recipe: masked LM (30 %, 80/10/10) + NSP, post-LN, positions"),
-        Variant("no-nsp", "No NSP", "masked LM only", {"next_sentence_prediction": False}),
+        Variant("no-nsp", translatable("No NSP"), "masked LM only", {"next_sentence_prediction": False}),
         Variant(
             "ltr",
-            "LTR & No NSP",
+            translatable("LTR & No NSP"),
             "left-to-right LM (causal attention, next token), no NSP",
             {"objective": "ltr", "next_sentence_prediction": False},
         ),
         Variant(
-            "no-positions", "no positions", "no position embeddings", {"position_embedding_type": "none"}
+            "no-positions",
+            translatable("no positions"),
+            "no position embeddings",
+            {"position_embedding_type": "none"},
         ),
-        Variant("pre-ln", "pre-LN", "LayerNorm before each sub-layer", {"layer_norm_position": "pre"}),
+        Variant(
+            "pre-ln",
+            translatable("pre-LN"),
+            "LayerNorm before each sub-layer",
+            {"layer_norm_position": "pre"},
+        ),
         Variant(
             "mask-100-0-0",
             "100/0/0",
@@ -130,8 +138,12 @@ VARIANTS: dict[str, Variant] = {
             "80 % [MASK], 20 % random, none kept (the paper's Table 8 writes it 80/0/20: MASK, SAME, RND)",
             {"mask_replace_prob": 0.8, "random_replace_prob": 0.2},
         ),
-        Variant("rate-15", "mask 15 %", "15 % of the tokens selected", {"mlm_probability": 0.15}),
-        Variant("rate-40", "mask 40 %", "40 % of the tokens selected", {"mlm_probability": 0.4}),
+        Variant(
+            "rate-15", translatable("mask 15 %"), "15 % of the tokens selected", {"mlm_probability": 0.15}
+        ),
+        Variant(
+            "rate-40", translatable("mask 40 %"), "40 % of the tokens selected", {"mlm_probability": 0.4}
+        ),
     )
 }
 
@@ -854,7 +866,7 @@ def plot_ablations(summary: dict, title: str | None = None):
                         textcoords="offset points",
                     )
                     legend.add("paper")
-                labels.append(f"{VARIANTS[variant].label}\n{translate(METRICS[metric][0])}")
+                labels.append(f"{translate(VARIANTS[variant].label)}\n{translate(METRICS[metric][0])}")
                 x += 1
         ax.axhline(0, color="grey", linewidth=0.8)
         ax.set_xticks(range(len(labels)), labels, rotation=60, ha="right", fontsize=7)

@@ -112,6 +112,14 @@ MESSAGES: dict[str, str] = {
     "ours: median, min-max over seeds": "本课程：各随机种子的中位数与最小-最大范围",
     "the paper": "论文",
     "difference to BERT (same seed), percentage points": "与 BERT 之差（相同随机种子），百分点",
+    # the variants' names under its bars and in legends (bertedu.course.ablations.VARIANTS; the printed tables keep
+    # the English labels)
+    "No NSP": "无 NSP",
+    "LTR & No NSP": "从左到右、无 NSP",
+    "no positions": "无位置嵌入",
+    "pre-LN": "前置 LN",
+    "mask 15 %": "掩码率 15%",
+    "mask 40 %": "掩码率 40%",
     # the metrics' names under its bars (bertedu.course.ablations.METRICS; the printed tables keep the English keys)
     "masked words top-1": "被掩码的词 top-1",
     "masked words top-5": "被掩码的词 top-5",
