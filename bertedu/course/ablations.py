@@ -56,6 +56,7 @@ from bertedu.course.baselines import (
     sentence_baselines,
     span_baselines,
 )
+from bertedu.course.finetuning import fit_frozen_classifier
 from bertedu.course.pretraining import course_seed, course_snapshot
 from bertedu.course.stats import direction as stats_direction
 from bertedu.course.stats import item_noise, mean_and_se
@@ -79,7 +80,6 @@ from bertedu.training.finetune_data import (
     word_order_dataset,
 )
 from bertedu.training.metrics import macro_f1, token_accuracy
-from bertedu.training.optim import AdamW
 from bertedu.training.pretrain import PretrainingConfig, pretrain
 from bertedu.training.probes import candidate_mask, evaluating, masked_word_accuracy, nsp_accuracy
 from bertedu.utils import cpu_threads, data_path, repo_root, resolve_path
@@ -362,29 +362,21 @@ def frozen_feature_probe(
     Adam on the full training split, keeping the step with the best dev macro-F1. Returns test
     ``{"token_accuracy", "macro_f1"}``. ``datasets``: the token-classification splits."""
     encoder = model.bert
-    (x_train, y_train), (x_dev, y_dev), (x_test, y_test) = (
-        _token_features(encoder, datasets[split], layers) for split in ("train", "dev", "test")
+    features = {
+        split: _token_features(encoder, datasets[split], layers) for split in ("train", "dev", "test")
+    }
+    predicted, _, _ = fit_frozen_classifier(
+        {split: xy[0] for split, xy in features.items()},
+        {split: xy[1] for split, xy in features.items()},
+        datasets["train"].num_labels,
+        seed=course_seed(seed),  # + the claims sweep's offset, as every course recipe
+        steps=steps,
+        lr=1e-2,
+        weight_decay=0.0,  # Adam
+        dev_score=macro_f1,
+        check_every=10,
     )
-    mean, std = x_train.mean(0), x_train.std(0) + 1e-6
-    x_train, x_dev, x_test = ((x - mean) / std for x in (x_train, x_dev, x_test))
-    with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(course_seed(seed))  # + the claims sweep's offset, as every course recipe
-        classifier = torch.nn.Linear(x_train.size(1), datasets["train"].num_labels)
-        optimizer = AdamW(classifier.parameters(), lr=1e-2, weight_decay=0.0)  # Adam
-        best, best_state = -1.0, None
-        for step in range(1, steps + 1):
-            loss = torch.nn.functional.cross_entropy(classifier(x_train), y_train)
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
-            if step % 10 == 0:
-                with torch.no_grad():
-                    dev_f1 = macro_f1(classifier(x_dev).argmax(-1).tolist(), y_dev.tolist())
-                if dev_f1 > best:
-                    best, best_state = dev_f1, {k: v.clone() for k, v in classifier.state_dict().items()}
-        classifier.load_state_dict(best_state)
-        with torch.no_grad():
-            predicted = classifier(x_test).argmax(-1).tolist()
+    y_test = features["test"][1]
     return {
         "token_accuracy": token_accuracy(predicted, y_test.tolist()),
         "macro_f1": macro_f1(predicted, y_test.tolist()),

@@ -9,6 +9,7 @@ Part of :mod:`bertedu.course` (the course's recipes); introduced in notebook 07.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from typing import Any
 
 import torch
@@ -421,6 +422,52 @@ def sentence_features(
     return torch.cat(rows)  # (N, layers * H)
 
 
+def fit_frozen_classifier(
+    x: dict[str, torch.Tensor],
+    y: dict[str, torch.Tensor],
+    num_labels: int,
+    *,
+    seed: int,
+    steps: int,
+    lr: float,
+    weight_decay: float,
+    dev_score: Callable[[list[int], list[int]], float],
+    check_every: int = 1,
+) -> tuple[list[int], float, int]:
+    """Train only a linear classifier on frozen features: the feature-based approach's second half.
+
+    ``x``/``y``: the ``"train"``, ``"dev"`` and ``"test"`` features ``(N, D)`` and labels ``(N,)``. The features
+    are standardised with the training split's mean and spread; the classifier (initialised under ``seed``,
+    the global random state left untouched) is trained with full-batch AdamW for ``steps`` steps, and every
+    ``check_every`` steps it is scored on dev with ``dev_score(predicted, gold)``; the best step is kept (the
+    first of equals), as early stopping does for fine-tuning. Returns ``(test predictions, best dev score,
+    best step)``. Used by :func:`run_feature_based` and :func:`bertedu.course.ablations.frozen_feature_probe`.
+    """
+    mean, std = x["train"].mean(0), x["train"].std(0) + 1e-6
+    x = {name: (v - mean) / std for name, v in x.items()}
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        classifier = torch.nn.Linear(x["train"].shape[1], num_labels)
+    optimizer = AdamW(classifier.parameters(), lr=lr, weight_decay=weight_decay)
+    best_dev, best_step, best_state = -1.0, 0, None
+    for step in range(1, steps + 1):
+        loss = F.cross_entropy(classifier(x["train"]), y["train"])
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        if step % check_every:
+            continue
+        with torch.no_grad():
+            dev = dev_score(classifier(x["dev"]).argmax(-1).tolist(), y["dev"].tolist())
+        if dev > best_dev:
+            best_dev, best_step = dev, step
+            best_state = {k: v.clone() for k, v in classifier.state_dict().items()}
+    classifier.load_state_dict(best_state)
+    with torch.no_grad():
+        predicted = classifier(x["test"]).argmax(-1).tolist()
+    return predicted, best_dev, best_step
+
+
 def run_feature_based(
     task: str,
     source,
@@ -452,26 +499,9 @@ def run_feature_based(
     encoder = build_task_model(task, source, num_labels=train.num_labels, seed=seed).bert
     x = {name: sentence_features(encoder, ds, pooling=pooling, layers=layers) for name, ds in splits.items()}
     y = {name: torch.tensor([f["labels"] for f in ds.features]) for name, ds in splits.items()}
-    mean, std = x["train"].mean(0), x["train"].std(0) + 1e-6
-    x = {name: (v - mean) / std for name, v in x.items()}
-    with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(seed)
-        classifier = torch.nn.Linear(x["train"].shape[1], train.num_labels)
-    optimizer = AdamW(classifier.parameters(), lr=lr, weight_decay=weight_decay)
-    best_dev, best_step, best_state = -1.0, 0, None
-    for step in range(1, steps + 1):
-        loss = F.cross_entropy(classifier(x["train"]), y["train"])
-        optimizer.zero_grad()
-        loss.backward()
-        optimizer.step()
-        with torch.no_grad():
-            dev_accuracy = accuracy(classifier(x["dev"]).argmax(-1).tolist(), y["dev"].tolist())
-        if dev_accuracy > best_dev:
-            best_dev, best_step = dev_accuracy, step
-            best_state = {k: v.clone() for k, v in classifier.state_dict().items()}
-    classifier.load_state_dict(best_state)
-    with torch.no_grad():
-        predicted = classifier(x["test"]).argmax(-1).tolist()
+    predicted, best_dev, best_step = fit_frozen_classifier(
+        x, y, train.num_labels, seed=seed, steps=steps, lr=lr, weight_decay=weight_decay, dev_score=accuracy
+    )
     gold = y["test"].tolist()
     return {
         "accuracy": accuracy(predicted, gold),
