@@ -214,6 +214,18 @@ def test_checking_the_code_a_notebook_hands_out_does_not_open_the_solution():
     assert "answer = 4" in ex.solution()._repr_markdown_()
 
 
+def test_a_notebooks_own_example_of_a_mistake_does_not_open_the_solution():
+    ex = Exercise("fix", "p", _is_four, solution_code="answer = 4")
+    result = ex.check(3, example=True)  # the notebook shows how the checker reacts to a mistake ...
+    assert not result.passed and result.attempted
+    assert result.message == ex.check(3).message  # ... with the whole message, not only the symptom
+    ex2 = Exercise("fix2", "p", _is_four, solution_code="answer = 4")
+    ex2.check(3, example=True)
+    assert "answer = 4" not in ex2.solution()._repr_markdown_()  # ... and the student has not tried yet
+    ex2.check(3)
+    assert "answer = 4" in ex2.solution()._repr_markdown_()
+
+
 def test_every_find_the_bug_check_of_the_handed_out_code_is_marked_given():
     """In each notebook, a check that follows the handed-out buggy code (a code cell without a solution region,
     directly or after one cell that runs it, before the student's own version, reference-only cells aside) says

@@ -384,6 +384,7 @@ def test_autograding_notebook_07_loads_the_course_model(tmp_path):
 #: the check's rejection of an answer that uses the library is the guard (test below, and
 #: tests/test_exercises_library_answers.py for every exercise).
 TAUGHT_FIRST = {
+    ("01", "scaled_dot_product_attention", "attention_weights"),
     ("02", "WordpieceTokenizer", "wordpiece"),
     ("03", "mask_tokens_with_details", "fix_masking"),
     ("03", "mask_tokens_with_details", "masking_function"),

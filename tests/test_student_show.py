@@ -193,14 +193,18 @@ def _answer_sources(nb) -> dict[str, list[str]]:
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_run_all_of_notebook_01_prints_no_library_answer(lang, editions_dir, monkeypatch):
     """Notebook 01's student edition, executed top to bottom in a kernel (Run All): its show() cells of
-    build_key_mask and BertSelfAttention.split_heads print the sentence, not the code, and no output anywhere
-    holds a line of those answers."""
+    scaled_dot_product_attention, build_key_mask and BertSelfAttention.split_heads print the sentence, not the
+    code, and no output anywhere holds a line of those answers."""
     from nbclient import NotebookClient
 
     path = editions_dir[lang] / "01_self_attention_by_hand.ipynb"
     nb = editions.read(path)
     answers = _answer_sources(nb)
-    assert set(answers) == {"build_key_mask", "BertSelfAttention.split_heads"}, answers
+    assert set(answers) == {
+        "scaled_dot_product_attention",
+        "build_key_mask",
+        "BertSelfAttention.split_heads",
+    }, answers
     monkeypatch.setenv("BERTEDU_HOME", tempfile.mkdtemp(prefix="bertedu-home-"))
     monkeypatch.setenv("OMP_NUM_THREADS", "1")
     monkeypatch.setenv("MKL_NUM_THREADS", "1")
@@ -220,5 +224,5 @@ def test_run_all_of_notebook_01_prints_no_library_answer(lang, editions_dir, mon
         if c.cell_type == "code" and SHOW.search(c.source)
     ]
     expected = "第一次尝试之后" if lang == "zh" else "shown after your first attempt"
-    assert len(notes) == 3 and sum(expected in n for n in notes) == 2, notes
+    assert len(notes) == 3 and all(expected in n for n in notes), notes
     assert os.environ.get("BERTEDU_HOME")  # the kernel's progress went to the throw-away home

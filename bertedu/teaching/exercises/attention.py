@@ -116,6 +116,8 @@ def check_attention_weights(answer) -> tuple[bool, str]:
 
 attention_weights = Exercise(
     name="attention_weights",
+    # The library's function computes these weights too: notebook 01 shows its source after this exercise's check.
+    answers=("bertedu.core.attention.scaled_dot_product_attention",),
     prompt=translatable(
         "Compute the attention weights softmax(Q Kᵀ / √d_k) for the three tokens whose queries and keys "
         "are `ex.Q` and `ex.K` (numpy arrays, d_k = 4). Answer with a (3, 3) array or tensor "

@@ -336,17 +336,20 @@ class Exercise:
         # ``ex.NAME.prompt`` is printed by the notebooks: in the current language when the catalog has it.
         return translate(value) if name == "prompt" else value
 
-    def check(self, *answer: Any, given: bool = False) -> CheckResult:
+    def check(self, *answer: Any, given: bool = False, example: bool = False) -> CheckResult:
         """Check the student's answer and say what is right or what to fix.
 
         ``given=True`` marks the code the notebook hands out in a find-the-bug exercise: its check shows the
         symptom of the bug, not its fix (:class:`Diagnosis`), and is not the student's attempt, so it does not
-        open :meth:`solution`.
+        open :meth:`solution`. ``example=True`` marks a mistake the notebook makes itself to show how the
+        checker reacts (notebook 01's softmax over the wrong axis): its message is shown whole, and it is not
+        the student's attempt either, so a Run All opens neither :meth:`solution` nor a ``show()`` of the
+        exercise's library answer.
         """
         result = self._check(*answer)
         if given:
             return result.handed_out()
-        if result.attempted:
+        if result.attempted and not example:
             self._attempted = True
         return result
 
