@@ -27,7 +27,6 @@ import warnings
 from pathlib import Path
 
 from bertedu.core.config import ATTN_IMPLEMENTATIONS, PRESETS
-from bertedu.core.validation import Interval
 from bertedu.course import course_config
 from bertedu.scaleout.distributed import ProcessGroupError, launched_rank
 from bertedu.training.checkpoint import prepare_output
@@ -44,35 +43,33 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
 
 
-def _whole_number(minimum: int):
-    """An argparse ``type`` accepting whole numbers >= ``minimum``, with a message that says what is wrong."""
+def _whole_number(minimum: int | None = None):
+    """An argparse ``type`` reading a whole number (>= ``minimum`` if given: an option that is no setting of
+    :class:`PretrainingConfig`; a setting's range is the config's to check), with a message that says what is
+    wrong."""
 
     def parse(text: str) -> int:
         try:
             value = int(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-        if value < minimum:
+        if minimum is not None and value < minimum:
             raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {value}")
         return value
 
     return parse
 
 
-def _number_in(bounds: Interval):
-    """An argparse ``type`` accepting numbers in ``bounds``, the range of the setting's own field (its one
-    definition, which ``PretrainingConfig.validate`` checks too), with a message that says what is wrong."""
+def _number(example: str):
+    """An argparse ``type`` reading a number (its range is the config's to check), with a message that says
+    what is wrong."""
 
     def parse(text: str) -> float:
-        example = f" such as {bounds.example}" if bounds.example else ""
         try:
-            value = float(text)
+            return float(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a number{example}, got {text!r}") from None
-        if value not in bounds:
-            hint = f" (e.g. {bounds.example})" if bounds.example else ""
-            raise argparse.ArgumentTypeError(f"must be in {bounds}{hint}, got {text}")
-        return value
+            example_text = f" such as {example}" if example else ""
+            raise argparse.ArgumentTypeError(f"expected a number{example_text}, got {text!r}") from None
 
     return parse
 
@@ -111,8 +108,9 @@ def _add_folder_options(parser: argparse.ArgumentParser) -> None:
 
 def _add_recipe_options(parser: argparse.ArgumentParser, recipe: PretrainingConfig) -> None:
     """One option per :class:`PretrainingConfig` field that has a ``flag``: the field's name (``dest``), help
-    text and lowest value; the help shows the course recipe's value (``recipe``), the one used when the option
-    is left out. Left out, an option is ``None`` (so ``--resume`` can tell what was given)."""
+    text and type (text to a number; the range is the config's to check, :func:`_settings`); the help shows
+    the course recipe's value (``recipe``), the one used when the option is left out. Left out, an option is
+    ``None`` (so ``--resume`` can tell what was given)."""
     for f in dataclasses.fields(PretrainingConfig):
         flag = f.metadata.get("flag")
         if flag is None:
@@ -128,10 +126,10 @@ def _add_recipe_options(parser: argparse.ArgumentParser, recipe: PretrainingConf
             help_text, kwargs["choices"] = f"{help_text}: {sizes}", list(PRESETS)
         elif f.name == "attn_implementation":
             kwargs["choices"] = list(ATTN_IMPLEMENTATIONS)
-        elif "low" in f.metadata:  # a whole number
-            kwargs["type"] = _whole_number(f.metadata["low"])
-        elif "bounds" in f.metadata:  # a number in its field's range
-            kwargs["type"] = _number_in(f.metadata["bounds"])
+        elif "low" in f.metadata:  # a whole number (its range: PretrainingConfig checks it, _settings)
+            kwargs["type"] = _whole_number()
+        elif "bounds" in f.metadata:  # a number (its range: the field's bounds, checked by the config)
+            kwargs["type"] = _number(f.metadata["bounds"].example)
         if f.name == "corpus":
             help_text, default = f"{help_text} (required unless --resume)", None
         if default is not None:
@@ -163,9 +161,27 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
-def _config_from_args(args: argparse.Namespace, output: Path) -> PretrainingConfig:
-    names = [f.name for f in dataclasses.fields(PretrainingConfig) if f.metadata.get("flag")]
-    given = {name: getattr(args, name) for name in names if getattr(args, name) is not None}
+def _settings(parser: argparse.ArgumentParser, args: argparse.Namespace) -> tuple[dict, PretrainingConfig]:
+    """The settings given on the command line, and the recipe with them: ``(given, config)``.
+
+    The command line checks no range of its own: building the config checks every setting against its field's
+    range (``low``, ``bounds``), and a refused one is a bad option (exit status 2, nothing written yet)."""
+    flags = {
+        f.name: f.metadata["flag"] for f in dataclasses.fields(PretrainingConfig) if f.metadata.get("flag")
+    }
+    given = {name: getattr(args, name) for name in flags if getattr(args, name) is not None}
+    try:
+        return given, _recipe().replace(**given)
+    except ValueError as err:
+        message = str(err).rstrip(".")
+        flag = next((flags[name] for name in given if message.startswith(f"{name} must be ")), None)
+        parser.error(f"argument {flag}: {message}" if flag else message)
+
+
+def _config_from_args(
+    parser: argparse.ArgumentParser, args: argparse.Namespace, output: Path
+) -> PretrainingConfig:
+    given, config = _settings(parser, args)
     # may the run start in (or continue from) --output? The same gate pretrain() passes.
     saved = prepare_output(output, given, resume=args.resume, overwrite=args.overwrite)
     if args.resume:  # the saved run, with its own settings
@@ -175,10 +191,7 @@ def _config_from_args(args: argparse.Namespace, output: Path) -> PretrainingConf
     for key, kind in (("corpus", "corpus"), ("mlm_eval_file", "evaluation"), ("nsp_eval_file", "evaluation")):
         if key in given:
             _check_input_file(given[key], kind)
-    try:
-        return _recipe().replace(**given)
-    except ValueError as err:
-        raise ValueError(str(err)) from None
+    return config
 
 
 def _check_input_file(name: str, kind: str) -> None:
@@ -226,7 +239,7 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(message)s")
     main_process = launched_rank() == 0  # under torchrun, process 0 does the talking
     try:
-        config = _config_from_args(args, output)
+        config = _config_from_args(parser, args, output)
         with warnings.catch_warnings():  # warnings (a diverged run, a skipped line) as one line each
 
             def show(message, category, filename, lineno, file=None, line=None):

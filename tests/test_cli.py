@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import bertedu
-from bertedu.cli import build_parser, main
+from bertedu.cli import _settings, build_parser, main
 from bertedu.core.config import PRESETS
 from bertedu.training.checkpoint import load_checkpoint
 from bertedu.training.pretrain import PretrainingConfig
@@ -43,9 +43,9 @@ def test_the_recipe_options_are_pretraining_configs_fields(capsys):
         assert options[f.name].help.replace("%%", "%").startswith(f.metadata["help"].split(":")[0])
     args = parser.parse_args(["--output", "o", "--lr", "0.01", "--threads", "2", "--mlm-eval", "m.tsv"])
     assert (args.learning_rate, args.num_threads, args.mlm_eval_file, args.steps) == (0.01, 2, "m.tsv", None)
-    with pytest.raises(SystemExit):
-        parser.parse_args(["--output", "o", "--max-length", "4"])
-    assert "--max-length: must be at least 5, got 4" in capsys.readouterr().err
+    with pytest.raises(SystemExit):  # the command line checks by building the config
+        _settings(parser, parser.parse_args(["--output", "o", "--max-length", "4"]))
+    assert "--max-length: max_length must be an integer >= 5" in capsys.readouterr().err
     with pytest.raises(ValueError, match="max_length"):
         PretrainingConfig(max_length=4)
 
@@ -107,7 +107,7 @@ def test_module_entry_point(corpus_files):
     result = run_cli(["--corpus", "corpus.txt", "--output", "out", "--steps", "-5"], cwd=corpus_files)
     assert result.returncode == 2
     assert result.stderr.strip() == (
-        "python -m bertedu.cli: error: argument --steps: must be at least 1, got -5 (see --help)"
+        "python -m bertedu.cli: error: argument --steps: steps must be a positive integer, got -5 (see --help)"
     )
 
 
@@ -115,13 +115,19 @@ def test_module_entry_point(corpus_files):
     "args, message",
     [
         (["--corpus", "missing.txt", "--output", "out"], "corpus file missing.txt does not exist"),
-        (["--corpus", "corpus.txt", "--output", "out", "--steps", "0"], "--steps: must be at least 1"),
+        (
+            ["--corpus", "corpus.txt", "--output", "out", "--steps", "0"],
+            "--steps: steps must be a positive integer",
+        ),
         (
             ["--corpus", "corpus.txt", "--output", "out", "--batch-size", "-1"],
-            "--batch-size: must be at least 1",
+            "--batch-size: batch_size must be a positive integer",
         ),
         (["--corpus", "corpus.txt", "--output", "out", "--lr", "fast"], "--lr: expected a number"),
-        (["--corpus", "corpus.txt", "--output", "out", "--lr", "3"], "--lr: must be in (0, 1) (e.g. 1e-3)"),
+        (
+            ["--corpus", "corpus.txt", "--output", "out", "--lr", "3"],
+            "--lr: learning_rate must be a number in (0, 1) (e.g. 1e-3)",
+        ),
         (["--corpus", "corpus.txt", "--output", "corpus.txt/run"], "Cannot write to"),
         (["--corpus", "corpus.txt", "--output", "out", "--mlm-eval", "nope.tsv"], "evaluation file nope.tsv"),
         (["--output", "empty", "--resume"], "holds no checkpoint"),

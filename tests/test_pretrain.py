@@ -298,8 +298,9 @@ def accepts(make) -> bool:
 def test_every_door_of_mlm_probability_accepts_the_same_values(value, capsys):
     """The command line, PretrainingConfig, the pretraining collator and mask_tokens check one definition,
     bertedu.core.masking.MASKING_RANGES (the review of 2026-12-06 found [0, 1), > 0 and [0, 1] in five places:
-    PretrainingConfig(mlm_probability=1.0) was refused while mask_tokens accepted it)."""
-    from bertedu.cli import build_parser
+    PretrainingConfig(mlm_probability=1.0) was refused while mask_tokens accepted it). The command line checks
+    by building the config (``_settings``)."""
+    from bertedu.cli import _settings, build_parser
     from bertedu.core.masking import MASKING_RANGES, mask_tokens
     from bertedu.training.data import PretrainingCollator
 
@@ -311,8 +312,9 @@ def test_every_door_of_mlm_probability_accepts_the_same_values(value, capsys):
         "mask_tokens": accepts(lambda: mask_tokens(ids, tokenizer=tokenizer, mlm_probability=value)),
     }
     if not isinstance(value, bool):  # the command line reads text
+        parser = build_parser()
         doors["cli"] = accepts(
-            lambda: build_parser().parse_args(["--output", "o", "--mlm-probability", str(value)])
+            lambda: _settings(parser, parser.parse_args(["--output", "o", "--mlm-probability", str(value)]))
         )
     capsys.readouterr()
     assert set(doors.values()) == {value in MASKING_RANGES["mlm_probability"]}, doors
@@ -323,12 +325,12 @@ def test_every_float_flag_parses_with_its_own_fields_range(capsys):
     a probability, --dropout refuses 1 (its range is [0, 1)) while --mlm-probability takes it."""
     import dataclasses
 
-    from bertedu.cli import build_parser
+    from bertedu.cli import _settings, build_parser
 
     floats = [f for f in dataclasses.fields(PretrainingConfig) if isinstance(f.default, float)]
     assert floats and all("bounds" in f.metadata for f in floats), [f.name for f in floats]
     parser = build_parser()
-    ok = lambda *args: accepts(lambda: parser.parse_args(["--output", "o", *args]))  # noqa: E731
+    ok = lambda *args: accepts(lambda: _settings(parser, parser.parse_args(["--output", "o", *args])))  # noqa: E731
     assert ok("--lr", "0.5") and not ok("--lr", "0") and not ok("--lr", "1")
     assert ok("--mlm-probability", "1") and not ok("--dropout", "1") and ok("--dropout", "0")
     capsys.readouterr()

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bertedu.core.validation import require_int, require_number, require_probability
+from bertedu.core.validation import DROPOUT, require_int, require_number
 from bertedu.files import atomic_write_text
 
 # The paper's model sizes (L layers / H hidden / A heads); the feed-forward size is always 4H.
@@ -146,9 +146,9 @@ class BertConfig:
                 "Other activations are not part of BERT and are not supported here."
             )
         for name in ("hidden_dropout_prob", "attention_probs_dropout_prob"):
-            require_probability(f"BertConfig.{name}", getattr(self, name))
+            DROPOUT.check(f"BertConfig.{name}", getattr(self, name))
         if self.classifier_dropout is not None:
-            require_probability("BertConfig.classifier_dropout (or None)", self.classifier_dropout)
+            DROPOUT.check("BertConfig.classifier_dropout (or None)", self.classifier_dropout)
         require_number(
             "BertConfig.initializer_range",
             self.initializer_range,

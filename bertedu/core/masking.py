@@ -43,8 +43,8 @@ import torch
 from bertedu.core.losses import IGNORE_INDEX  # label value that F.cross_entropy(ignore_index=-100) skips
 from bertedu.core.validation import Interval
 
-#: The masking settings' ranges, defined once: mask_tokens, the pretraining collator
-#: (bertedu.training.data.PretrainingCollator), PretrainingConfig and the command line all check these. Each is a
+#: The masking settings' ranges, defined once: PretrainingConfig (which the command line builds), the collator
+#: (bertedu.training.data.PretrainingCollator) and mask_tokens check these, once (:func:`check_masking`). Each is a
 #: share in [0, 1]: mlm_probability = 0 still masks one token per sequence (``ensure_one_masked``), 1 every one;
 #: the two replacement shares add up to at most 1 (:func:`check_masking`).
 MASKING_RANGES: dict[str, Interval] = {
@@ -275,12 +275,26 @@ def _checked_setup(input_ids, opt: MaskingOptions):
     return mask_token_id, special, replacements, word_ids
 
 
+#: The masking settings :func:`check_masking` has accepted, each value with its type (``True`` is not ``1.0``).
+_ACCEPTED_MASKING: set[tuple] = set()
+
+
 def check_masking(
     mlm_probability, mask_replace_prob, random_replace_prob, selection: str = "bernoulli"
 ) -> None:
     """Raise a ValueError naming the bad masking setting: each in its range of :data:`MASKING_RANGES`, the two
     replacement shares adding up to at most 1, a known ``selection``. The one check of the masking settings
-    (``mask_tokens``, the pretraining collator and ``PretrainingConfig`` call it)."""
+    (``mask_tokens``, the pretraining collator and ``PretrainingConfig`` call it).
+
+    Each setting is checked once: settings accepted before are remembered, so once the pretraining collator
+    has checked its settings (when it is made), the call of ``mask_tokens`` on every batch finds them
+    accepted and checks nothing again. A refused setting is refused, with its message, every time."""
+    key = tuple((type(v), v) for v in (mlm_probability, mask_replace_prob, random_replace_prob, selection))
+    try:
+        if key in _ACCEPTED_MASKING:
+            return
+    except TypeError:  # an unhashable value (a list, ...): never accepted, so the checks below say why
+        key = None
     values = dict(
         mlm_probability=mlm_probability,
         mask_replace_prob=mask_replace_prob,
@@ -291,6 +305,8 @@ def check_masking(
     check_replacement_shares(mask_replace_prob, random_replace_prob)
     if selection not in SELECTIONS:
         raise ValueError(f'selection must be "bernoulli" or "exact", got {selection!r}.')
+    if key is not None and len(_ACCEPTED_MASKING) < 1024:  # a loop over many settings stays bounded
+        _ACCEPTED_MASKING.add(key)
 
 
 def check_replacement_shares(mask_replace_prob: float, random_replace_prob: float) -> None:

@@ -2,10 +2,10 @@
 
 Two kinds of check:
 
-- settings (``require_int``, :class:`Interval` with ``require_number`` and ``require_probability``): plain Python
-  values of a config. A setting's range is an :class:`Interval` defined once, beside the code that uses the
-  setting (``bertedu.core.masking.MASKING_RANGES``, :data:`DROPOUT`), and every door that takes the setting (a
-  config, the command line, a collator) checks that same object;
+- settings (``require_int``, :class:`Interval` with ``require_number``): plain Python values of a config. A
+  setting's range is an :class:`Interval` defined once, beside the code that uses the setting
+  (``bertedu.core.masking.MASKING_RANGES``, :data:`DROPOUT`, :data:`PROBABILITY`), and the door that takes the
+  setting (a config, which the command line builds; a collator) checks that same object, once;
 - tensors a model receives (``check_inputs``, ``check_labels``): shapes and dtypes always, *values*
   (ids inside the vocabulary, a 0/1 mask) only for tensors on the CPU. Reading a value back from a GPU
   forces the host to wait for the device on every forward; on the CPU it costs nothing noticeable, and
@@ -89,9 +89,13 @@ class Interval:
             raise ValueError(f"{name} must be {self.what} in {self}{hint}, got {value!r}.")
 
 
-#: Dropout: a probability of zeroing a value, below 1 (at 1 nothing would pass). BertConfig and the training
-#: recipes check it; the command line's --dropout parses with it.
+#: Dropout: a probability of zeroing a value, below 1 (at 1 nothing would pass). BertConfig and
+#: PretrainingConfig (whose --dropout the command line takes) check it.
 DROPOUT = Interval(0, 1, high_inclusive=False, what="a probability")
+
+#: A probability, 1 included (e.g. the NSP sampler's is_next_prob: 1 = always the true next sentence). One
+#: name, one range: dropout's, which excludes 1, is :data:`DROPOUT`.
+PROBABILITY = Interval(0, 1, what="a probability")
 
 
 def require_number(
@@ -106,11 +110,6 @@ def require_number(
 ) -> None:
     """``value`` must be a finite real number in the interval ``low .. high`` (bounds as flagged)."""
     Interval(low, high, low_inclusive, high_inclusive, example=example).check(name, value)
-
-
-def require_probability(name: str, value: Any, *, allow_one: bool = False) -> None:
-    """``value`` must be a probability in ``[0, 1)`` (or ``[0, 1]`` with ``allow_one``)."""
-    Interval(0, 1, high_inclusive=allow_one, what="a probability").check(name, value)
 
 
 # ----------------------------------------------------------------------------------------------------------

@@ -39,7 +39,7 @@ import numpy as np
 import torch
 
 from bertedu.core.masking import check_masking, mask_tokens
-from bertedu.core.validation import require_int, require_probability
+from bertedu.core.validation import PROBABILITY, require_int
 from bertedu.utils import stable_seed
 
 IS_NEXT, NOT_NEXT = 0, 1  # Hugging Face's convention for next_sentence_label
@@ -200,7 +200,7 @@ class NSPPairSampler:
     ):
         check_nsp_documents(documents)
         require_int("max_sentences", max_sentences, 1)
-        require_probability("is_next_prob", is_next_prob, allow_one=True)
+        PROBABILITY.check("is_next_prob", is_next_prob)
         require_int("max_tokens", max_tokens, 2, none_ok=True)
         if max_tokens is not None and isinstance(documents[0][0], str):
             raise ValueError(
