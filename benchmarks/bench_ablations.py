@@ -141,7 +141,8 @@ def section(results: dict) -> list[str]:
         "",
         *_table(summary, DOWNSTREAM, baselines),
         "Next to the paper (difference to BERT in points; ours: median, min … max over seeds of the paired "
-        "difference; a direction counts only if every seed agrees, the paper's only if it is at least 0.5):",
+        "difference; a direction counts only if the paired mean difference exceeds two standard errors over the "
+        "seeds and the test set's item noise, `ablations.metric_direction`; the paper's only if it is at least 0.5):",
         "",
         "| table | variant | paper column (our metric) | paper: BERT → variant | paper | ours | agree |",
         "|---|---|---|---|---|---|---|",

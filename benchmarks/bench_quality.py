@@ -78,12 +78,17 @@ TARGET_SCORES = {
 BASELINE_NAMES = {"mlm": "trigram model", "nsp": "word overlap"}
 FILE_NOTES = {
     "mlm_eval.tsv": "new sentences, but every item has a 3-word window seen in the corpus",
-    "mlm_eval_generalise.tsv": "no 3-word window around the gap occurs in the corpus",
+    "mlm_eval_generalise.tsv": "no 3-word window around the gap occurs in the corpus, so the trigram model is at its "
+    "floor by construction; the strongest rule there, the order-blind co-occurrence rule, beats every model "
+    "(section 5's baseline row, notebook 06)",
     "nsp_eval.tsv": "NotNext from other documents: topic matching solves it",
-    "nsp_eval_hard.tsv": "NotNext = the same pair swapped: any order-blind rule scores 0.5",
+    "nsp_eval_hard.tsv": "NotNext = the same pair swapped: any order-blind rule, word overlap too, scores 0.5 by "
+    "construction; a rule that reads order, the order cue, is in section 5's baseline row",
 }
 SMALLEST_BUDGET = 0.1
-SMALLEST_BUDGET_MARGIN = 0.05  # "a clear margin" (asserted in notebook 07)
+#: A check of the bench only, on the median run: notebook 07 withdrew this claim (the gap at 10 % of the labels
+#: varies with the seed; its ledger entry 07-curve-gap-10 asserts nothing).
+SMALLEST_BUDGET_MARGIN = 0.05
 MINILM_BUDGET_S = 120
 #: The pretrained mini-BERT must beat this trivial baseline of a task by this much (asserted in notebook 07 too,
 #: through the claims ledger). The *best* rule of each task is shown beside it without a target: a rule that reads
@@ -301,7 +306,8 @@ def section(results: dict) -> list[str]:
     lines += [
         "",
         f"- Sentence classification with {SMALLEST_BUDGET:.0%} of the labels: pretrained minus scratch test "
-        f"accuracy {gap.fmt(3)}; target ≥ {SMALLEST_BUDGET_MARGIN} {verdict(gap.median >= SMALLEST_BUDGET_MARGIN)}"
+        f"accuracy {gap.fmt(3)}; bench check on the median ≥ {SMALLEST_BUDGET_MARGIN} "
+        f"{verdict(gap.median >= SMALLEST_BUDGET_MARGIN)} (notebook 07 asserts no gap here: it varies with the seed)"
         + (f"; a bag of words trained on the same {SMALLEST_BUDGET:.0%}: {bow.fmt(3)}" if bow else ""),
         f"- all-MiniLM-L6-v2 fine-tuned on sentence classification: test accuracy {minilm['accuracy']:.3f}, "
         f"macro-F1 {minilm['macro_f1']:.3f}; {minilm['seconds']:.0f} s including loading "

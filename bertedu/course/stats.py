@@ -7,8 +7,9 @@ Two kinds of noise sit under every score of the course:
   share their data order and fine-tuning, so the course compares them *paired*: the difference per seed, then
   the mean of the differences and its standard error over the seeds (:func:`mean_and_se`);
 - **item noise**: a test set of n items measures an accuracy p only to about ``sqrt(p (1 - p) / n)``
-  (:func:`item_noise`), and less well when items are not independent: 108 sentence pairs that render 12 facts
-  are closer to the number of facts than to 108 (:func:`cluster_se`).
+  (:func:`item_noise`), and less well when items are not independent: notebook 07's 72 test sentence pairs
+  render 12 facts, and counted over the 32 pairs of facts they render (:func:`cluster_se`) their standard
+  error is about twice the one of 72 independent pairs.
 
 :func:`direction` calls a paired difference "up" or "down" only if its mean exceeds 2 standard errors over the
 seeds *and* the test set's item noise; :func:`false_positive_rate` says how often that rule fires when there is
