@@ -382,20 +382,20 @@ class StepStats:
         losses add up to the loss of the whole batch. The whole batch as its only part: weights 1."""
         selected = part["labels"] != IGNORE_INDEX  # (b, T)
         n = int(selected.sum())
-        mlm = out.mlm_loss * (n / max(masked, 1))
-        nsp_labels = part.get("next_sentence_label")  # absent: an objective without NSP
-        nsp = None if nsp_labels is None else out.nsp_loss * (len(nsp_labels) / rows)
-        if nsp_labels is not None and not len(nsp_labels):  # a part without rows: a zero, not the mean's NaN
-            nsp = out.seq_relationship_logits.sum() * 0.0
-        loss = pretraining_loss(mlm, nsp)  # L = L_MLM + L_NSP
-        self.loss += loss.item()
+        loss = mlm = out.mlm_loss * (n / max(masked, 1))  # L = L_MLM (+ L_NSP if the part has NSP labels)
         self.mlm_loss += mlm.item()
         self.mlm_correct += int((out.prediction_logits.argmax(-1) == part["labels"][selected]).sum())
         self.mlm_total += n
-        if nsp is not None:
+        if "next_sentence_label" in part:  # absent: an objective without NSP, which adds nothing here
+            nsp_labels = part["next_sentence_label"]
+            nsp = out.nsp_loss * (len(nsp_labels) / rows)
+            if not len(nsp_labels):  # a part without rows: a zero, not the mean's NaN
+                nsp = out.seq_relationship_logits.sum() * 0.0
+            loss = pretraining_loss(mlm, nsp)  # L = L_MLM + L_NSP
             self.nsp_loss += nsp.item()
             self.nsp_correct += int((out.seq_relationship_logits.argmax(-1) == nsp_labels).sum())
             self.nsp_total += len(nsp_labels)
+        self.loss += loss.item()
         return loss
 
     def summed(self, ctx: DistributedContext) -> StepStats:
