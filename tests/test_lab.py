@@ -37,6 +37,13 @@ def test_lab_command_has_the_makefile_flags(lang, folder, monkeypatch):
     assert "--allow-root" in argv and argv[-3:] == ["--no-browser", "--port", "8888"]
     assert "MPLBACKEND" not in env and env["PATH"] == "/nowhere" and env["PYTHONHASHSEED"] == "0"
     assert env["BERTEDU_LANG"] == ("zh" if zh else "en")  # `BERTEDU_LANG=zh make lab` keeps working
+    config = Path(env["JUPYTER_CONFIG_PATH"].split(os.pathsep)[0]) / "labconfig" / "page_config.json"
+    disabled = json.loads(config.read_text(encoding="utf-8"))["disabledExtensions"]
+    assert disabled == {
+        "@jupyterlab/apputils-extension:announcements": True
+    }  # no news toast over notebook 00
+    environ["JUPYTER_CONFIG_PATH"] = "/theirs"  # a configuration path the student set is kept, after ours
+    assert lab.lab_command(lang, [], ROOT, environ)[1]["JUPYTER_CONFIG_PATH"].endswith(f"{os.pathsep}/theirs")
     assert (ROOT / "notebooks" / ("zh" if zh else "") / lab.WELCOME).is_file()
 
     monkeypatch.setattr(os, "geteuid", lambda: 1000, raising=False)
@@ -144,6 +151,10 @@ def test_lab_without_make_builds_the_editions_and_opens_notebook_00(tmp_path):
             assert "MPLBACKEND" not in server_env
             assert server_env.get("BERTEDU_LANG") == "zh"
             assert server_env["PYTHONHASHSEED"] == "0"
+        # The page JupyterLab serves lists the announcements plugin (the news toast) as disabled.
+        with urllib.request.urlopen(f"{base}/lab/tree/{folder}/00_welcome.ipynb?token={token}") as page:
+            html = page.read().decode("utf-8")
+        assert "@jupyterlab/apputils-extension:announcements" in html.split("disabledExtensions", 1)[1][:2000]
     finally:
         proc.terminate()
         try:

@@ -9,7 +9,8 @@ are installed; README, "Without make"). It needs no ``make`` and no shell, so it
    the notebooks; never overwrites a notebook you changed); with ``--zh`` also the Chinese one, as
    ``make student-zh`` does (``student-zh/``);
 2. starts JupyterLab on the whole repository, opening notebook 00 of that edition, with ``--allow-root`` when
-   run as root, matplotlib's own backend (MPLBACKEND unset) and, with ``--zh``, BERTEDU_LANG=zh.
+   run as root, matplotlib's own backend (MPLBACKEND unset), JupyterLab's news toast off (LAB_CONFIG) and, with
+   ``--zh``, BERTEDU_LANG=zh.
 
 Everything after ``--`` goes to ``jupyter lab``, e.g. ``python tools/lab.py -- --no-browser --port 8888``.
 ``--build-only`` does step 1 alone: for a JupyterLab that is already running (a JupyterHub, a hosted service).
@@ -29,6 +30,10 @@ ROOT = Path(__file__).resolve().parents[1]
 WELCOME = "00_welcome.ipynb"
 # As the Makefile exports them for every target: same results every run, never the network at run time.
 COURSE_ENV = {"PYTHONHASHSEED": "0", "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+# A Jupyter configuration folder first on JUPYTER_CONFIG_PATH: its labconfig/page_config.json turns off
+# JupyterLab's announcements (the "get notified about official Jupyter news?" toast over notebook 00, and the
+# news it would fetch), as the hub's does for a class (hub/nbgrader-student/labconfig/).
+LAB_CONFIG = Path(__file__).resolve().parent / "jupyter-config"
 
 
 def editions(lang: str, root: Path = ROOT) -> list[tuple[list[Path], Path]]:
@@ -65,6 +70,9 @@ def lab_command(
         argv.append("--allow-root")
     env = dict(os.environ if environ is None else environ)
     env.update(COURSE_ENV)
+    env["JUPYTER_CONFIG_PATH"] = os.pathsep.join(
+        [str(root / "tools" / LAB_CONFIG.name), *filter(None, [env.get("JUPYTER_CONFIG_PATH")])]
+    )
     # The Makefile sets MPLBACKEND=Agg for its other targets; in the lab, matplotlib's own (figures inline).
     env.pop("MPLBACKEND", None)
     if lang != "en":  # the edition's language; BERTEDU_LANG as the caller set it for the English one
