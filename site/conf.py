@@ -27,6 +27,8 @@ html_css_files = ["bertedu-site.css", "../../quiz/quiz.css"]
 html_js_files = [("bertedu-site.js", {"type": "module"})]
 html_theme = "sphinx_book_theme"
 html_title = SETTINGS["title"]
+# The browser asks for an icon: without one, a favicon.ico 404 in every page's console.
+html_favicon = "_static/favicon.svg"
 html_show_sourcelink = False
 html_copy_source = False
 html_last_updated_fmt = None

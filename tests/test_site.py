@@ -256,3 +256,24 @@ def test_the_chinese_search_gets_the_stemmer_sphinx_ships(tmp_path):
     assert data.read_text(encoding="utf-8") == broken.replace("= ChineseStemmer;", "= EnglishStemmer;")
     assert not any("ChineseStemmer" in p for p in build_site.check_site(tmp_path, {}))
     build_site.fix_chinese_stemmer(tmp_path / "en" / "_static" / "language_data.js")  # no file: nothing to do
+
+
+def test_every_page_names_an_icon_the_site_holds(tmp_path):
+    """Without an icon link the browser asks for /favicon.ico, a 404 in every page's console (newcomer review,
+    2026-12-06): the landing page and each language's pages name the site's icon, and check_site says which do
+    not."""
+    (tmp_path / "en" / "_static").mkdir(parents=True)
+    (tmp_path / "en" / "_static" / "favicon.svg").write_text(
+        (ROOT / "site" / "_static" / "favicon.svg").read_text()
+    )
+    (tmp_path / "index.html").write_text(build_site.landing_page(), encoding="utf-8")
+    (tmp_path / "en" / "01.html").write_text('<head><link rel="icon" href="_static/favicon.svg"/></head>')
+    assert build_site.icon_problems(tmp_path) == []
+    (tmp_path / "en" / "02.html").write_text("<head></head>")
+    (tmp_path / "en" / "03.html").write_text('<head><link rel="icon" href="_static/nothing.ico"></head>')
+    assert build_site.icon_problems(tmp_path) == [
+        "en/02.html names no icon",
+        "en/03.html: its icon _static/nothing.ico is not in the site",
+    ]
+    assert "en/02.html names no icon" in build_site.check_site(tmp_path, {})
+    assert 'html_favicon = "_static/favicon.svg"' in (ROOT / "site" / "conf.py").read_text(encoding="utf-8")

@@ -283,6 +283,26 @@ def network_references(folder: Path) -> list[str]:
     return found
 
 
+ICON_LINK = re.compile(r"""<link\b[^>]*\brel=["']?(?:shortcut )?icon["']?[^>]*>""", re.I)
+HREF = re.compile(r"""\bhref=["']?([^"' >]+)""", re.I)
+
+
+def icon_problems(folder: Path) -> list[str]:
+    """Pages (the landing page and each language's pages) that name no icon, or one that is not in the site: the
+    browser then asks for /favicon.ico and logs a 404 on every page (newcomer review, 2026-12-06)."""
+    found = []
+    for page in sorted([folder / "index.html", *folder.glob("*/*.html")]):
+        if not page.is_file() or page.parent.name in ("minibert", "vendor"):
+            continue
+        links = ICON_LINK.findall(page.read_text(encoding="utf-8", errors="replace"))
+        hrefs = [m.group(1) for link in links if (m := HREF.search(link))]
+        if not hrefs:
+            found.append(f"{page.relative_to(folder)} names no icon")
+        elif not all((page.parent / href).is_file() for href in hrefs):
+            found.append(f"{page.relative_to(folder)}: its icon {hrefs[0]} is not in the site")
+    return found
+
+
 def folder_size_mb(folder: Path) -> float:
     return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) / 1e6
 
@@ -462,6 +482,7 @@ def landing_page() -> str:
     return (
         '<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f'<link rel="icon" href="{language.DEFAULT_LANGUAGE}/_static/favicon.svg">\n'
         f"<title>{t('site_project', language.DEFAULT_LANGUAGE)}</title>\n"
         "<style>body{font-family:sans-serif;max-width:40em;margin:3em auto;padding:0 1em;font-size:1.2em}</style>\n"
         f"</head>\n<body>\n<h1>bertedu</h1>\n<p>{' · '.join(t('site_project', lang) for lang in LANGUAGES)}</p>\n"
@@ -507,6 +528,7 @@ def check_site(out: Path, notebooks: dict[str, list[Path]]) -> list[str]:
             leaks = page_leaks(editions.read(path), page.read_text(encoding="utf-8"))
             problems += [f"{page.relative_to(out)} shows {leak}" for leak in leaks]
     problems += [f"loads from the network: {ref}" for ref in network_references(out)]
+    problems += icon_problems(out)
     for data in sorted(out.glob("*/_static/language_data.js")):
         text = data.read_text(encoding="utf-8")
         if _STEMMER_BUG[0] in text and "var ChineseStemmer" not in text:
