@@ -41,7 +41,6 @@ import functools
 import re
 import statistics
 import sys
-import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -49,6 +48,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bertedu.language import LANGUAGES, writes_han  # noqa: E402
+from bertedu.language.script import HAN_RUN, display_width  # noqa: E402
 from bertedu.language.words import CUE_WORDS  # noqa: E402
 from bertedu.teaching.quiz.banks import Question, load_all, load_bank_file  # noqa: E402
 from bertedu.teaching.quiz.render import plain_text  # noqa: E402
@@ -81,12 +81,11 @@ _STOP_EN = set(
 _FUNCTION_CHARACTERS = {lang: set(CUE_WORDS["function_characters"][lang]) for lang in LANGUAGES}
 _EN_WORD = re.compile(r"[a-z][a-z0-9'-]+")
 _LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_'-]+")
-_CJK_RUN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
 
 
 def width(text: str) -> int:
     """Display width of ``text``: a wide (Chinese, full-width) character counts 2, any other 1."""
-    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+    return display_width(text)
 
 
 def details(raw: str) -> int:
@@ -107,7 +106,7 @@ def words(text: str, lang: str) -> frozenset[str]:
                 out.add(w[:-1] if w.endswith("s") and len(w) > 3 else w)
         return frozenset(out)
     out = {w.lower() for w in _LATIN_WORD.findall(text)}
-    for run in _CJK_RUN.findall(text):
+    for run in HAN_RUN.findall(text):
         out.update(
             run[i : i + 2]
             for i in range(len(run) - 1)

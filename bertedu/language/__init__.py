@@ -50,6 +50,7 @@ import warnings
 import weakref
 from collections.abc import Mapping
 
+from bertedu.language.script import HAN_CHARACTER
 from bertedu.language.words import UI
 
 LANGUAGES: tuple[str, ...] = ("en", "zh")
@@ -248,7 +249,7 @@ def translate_code(code: str, lang: str | None = None) -> str:
 HAN_LANGUAGES: frozenset[str] = frozenset({"zh"})
 #: One Han character, or a character of Chinese text's punctuation (full-width forms, 、。「」, —, “”, …).
 _CHINESE_CHAR = r"[\u2014\u2018-\u201f\u2026\u3000-\u303f\u3400-\u9fff\uff00-\uffef]"
-HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+HAN = re.compile(HAN_CHARACTER)
 # Chinese text has no spaces: none between two Chinese characters (YAML folding leaves them), none after
 # full-width punctuation ("。 one" → "。one", "， macro-F1" → "，macro-F1"), and none between a Chinese
 # character and the `*` of emphasis around Chinese text ("对 *值* 的" → "对*值*的"; "注 *cat*" keeps its space).

@@ -29,12 +29,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from bertedu.language import pick, resolve, t
+from bertedu.language.script import DASHES, IME_DECIMAL_POINT, SENTENCE_PUNCTUATION
 from bertedu.language.words import APPROXIMATELY, MEASURE_WORDS, NUMBER_SUFFIXES, NUMBER_WORDS
 from bertedu.teaching.quiz.banks import Blank, Question
 
-# Sentence punctuation stripped from both ends of a typed answer (after NFKC, so ，→, and ：→:).
-_EDGE_PUNCT = " \t\r\n.,;:!?。，、；：！？\"'“”‘’「」『』《》〈〉"
-_DASHES = re.compile(r"[\u2010\u2011\u2012\u2013\u2014\u2212\ufe63\uff0d]")
+# Sentence punctuation stripped from both ends of a typed answer (after NFKC, so ，→, and ：→:), the language
+# room's (bertedu/language/script.py) included.
+_EDGE_PUNCT = " \t\r\n.,;:!?\"'“”‘’" + SENTENCE_PUNCTUATION
 _WORD_HYPHEN = re.compile(r"(?<=[^\W\d_])-(?=[^\W\d_])")
 
 # Suffix multipliers for numbers: 24% = 0.24, 110M = 110e6, 30k = 30e3, and those of the course's other languages
@@ -46,7 +47,6 @@ _NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)(e[+-]?\d+)?$", re.I)
 # What an IME adds around a number: a word for "about" before it (like ≈), "0。67" (the IME's full stop as the
 # decimal point), and a measure word after it (APPROXIMATELY, MEASURE_WORDS).
 _APPROX_PREFIX = re.compile(rf"^(?:≈|~|{'|'.join(APPROXIMATELY)})\s*")
-_IME_DECIMAL = re.compile(r"(?<=\d)。(?=\d)")
 _MEASURE_WORD = re.compile(rf"(?<=[\d%{''.join(NUMBER_SUFFIXES)}kKmMbB])\s*(?:{'|'.join(MEASURE_WORDS)})$")
 
 
@@ -61,7 +61,7 @@ def normalize_text(answer: str, *, case_sensitive: bool = False) -> str:
     s = unicodedata.normalize("NFKC", str(answer))
     if not case_sensitive:
         s = s.casefold()
-    s = _DASHES.sub("-", s)
+    s = DASHES.sub("-", s)
     s = s.strip(_EDGE_PUNCT)
     s = re.sub(r"\s*-\s*", "-", s)  # "left - to - right" → "left-to-right"
     s = _WORD_HYPHEN.sub("", s)
@@ -80,13 +80,13 @@ def parse_number(answer: str, unit: str | None = None) -> float | None:
     declares ``unit`` (e.g. ``"%"`` or ``"M"``), the value is expressed in that unit and a suffix equal to
     it is just the unit: with ``unit="%"``, ``15`` and ``15%`` both read 15.
     """
-    s = _IME_DECIMAL.sub(".", unicodedata.normalize("NFKC", str(answer)))
+    s = IME_DECIMAL_POINT.sub(".", unicodedata.normalize("NFKC", str(answer)))
     s = s.strip().strip(_EDGE_PUNCT.replace(".", ""))
     s = _APPROX_PREFIX.sub("", s)
     s = _MEASURE_WORD.sub("", s).strip()
     if re.fullmatch(r".*\d\.\d+\.", s):  # "0.24." at the end of a sentence
         s = s[:-1]
-    s = _DASHES.sub("-", s)
+    s = DASHES.sub("-", s)
     if unit:
         u = unicodedata.normalize("NFKC", unit).strip()
         if u and s.lower().endswith(u.lower()):

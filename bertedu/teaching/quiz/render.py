@@ -18,6 +18,7 @@ import re
 import unicodedata
 
 from bertedu.language import UI, t
+from bertedu.language.script import CJK_RANGES
 
 _MATH = re.compile(r"\$\$.+?\$\$|\$[^$\n]+?\$", re.S)
 _CODE = re.compile(r"`([^`\n]+)`")
@@ -25,7 +26,7 @@ _BOLD = re.compile(r"\*\*(.+?)\*\*", re.S)
 # A letter or digit next to a `*` makes it literal (`2*3*4`, `snake*case*`), as in Markdown; Chinese, Japanese and
 # Korean characters do not (Python's \w matches them, so `的*结构*，` would stay literal): CJK text has no spaces
 # between words, and CommonMark lets `*` open and close between two such characters too.
-_WORD = r"[^\W\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]"  # \w, less CJK and full-width forms
+_WORD = rf"[^\W{CJK_RANGES}]"  # \w, less CJK and full-width forms (bertedu/language/script.py)
 _ITALIC = re.compile(rf"(?<!{_WORD})(?<!\*)\*(?!\s)([^*\n]+?)(?<!\s)\*(?!{_WORD})(?!\*)")
 # [blank 1] / [空 1]: the marker word of every language (bertedu/language/words.py, blank_marker)
 _BLANK = re.compile(
