@@ -21,7 +21,7 @@ ignores), rows 3 to 8 on the same bucketed ones (the same shuffled examples, gro
 speed differs. The batches are built before the clock starts; what is timed is the step: forward, backward,
 gradient clipping, AdamW and the schedule (the package's ``pretrain.recipe_optimizer`` and ``optim.optimizer_step``,
 as in ``bertedu.training.pretrain.train_step``; that one has no switch to turn the MLM fast path off, so
-:func:`train_step` here is the smallest loop with one). Each row: ``WARMUP`` untimed steps, then ``STEPS``
+:func:`switchable_step` here is the smallest step with one). Each row: ``WARMUP`` untimed steps, then ``STEPS``
 timed ones, ``REPEATS`` times; the rows alternate within each repeat, so drift on the machine hits them all
 alike. All rows run in one fresh process (:func:`measure`); each row sets its thread count and restores it.
 
@@ -188,11 +188,12 @@ def course_batches(config: PretrainingConfig, n: int) -> tuple[dict[tuple[bool, 
 # The step and its timing
 
 
-def train_step(
+def switchable_step(
     model, batch, optimizer, scheduler, params, config: PretrainingConfig, setting: Setting
 ) -> None:
-    """One training step as ``bertedu.training.pretrain.train_step`` takes it (without its accuracy counts),
-    the MLM fast path on or off: forward (L = L_MLM + L_NSP), backward, clipping, AdamW, schedule."""
+    """The step the speed table times: one training step as ``bertedu.training.pretrain.train_step`` takes it
+    (without its accuracy counts), with a switch that one lacks, the MLM fast path on or off: forward
+    (L = L_MLM + L_NSP), backward, clipping, AdamW, schedule."""
     model.train()
     optimizer.zero_grad(set_to_none=True)
     out = model(**batch, mlm_logits_at_labels_only=setting.mlm_logits_at_labels_only)
@@ -223,10 +224,10 @@ def time_row(
         if setting.loaded:
             time.sleep(HOG_START_S)
         for batch in batches[:warmup]:
-            train_step(model, batch, optimizer, scheduler, params, config, setting)
+            switchable_step(model, batch, optimizer, scheduler, params, config, setting)
         start = time.perf_counter()
         for batch in batches[warmup:]:
-            train_step(model, batch, optimizer, scheduler, params, config, setting)
+            switchable_step(model, batch, optimizer, scheduler, params, config, setting)
         ms = 1000 * (time.perf_counter() - start) / len(batches[warmup:])
         return ms, os.getloadavg()[0]  # how busy the machine was (the busy process still running)
 
