@@ -59,7 +59,7 @@ pytest.importorskip("jupyterhub", reason="jupyterhub is a dev dependency: make d
 pytest.importorskip("nbgrader", reason="nbgrader is a dev dependency: make dev")
 requests = pytest.importorskip("requests")
 
-import build_assignments  # noqa: E402  (tests/conftest.py puts tools/ on sys.path)
+import build_assignments  # noqa: E402  (pyproject.toml's pythonpath puts tools/ on sys.path)
 import hub_guide  # noqa: E402
 from test_nbgrader import ASSIGNMENT, SOURCE, ZH_SOURCE, solved  # noqa: E402
 
@@ -569,9 +569,9 @@ def attempts(
 def isolation(
     students: dict[str, str], site: hub_guide.Site, repo: Path, exchange: Path, python: Python
 ) -> list[tuple]:
-    """As each student: every read of :func:`attempts` (each target there, so that a refusal is the permissions'
-    doing), their own notebook (read: the probe can read), and a guess at a classmate's submission in the
-    exchange. Returns the table's rows (reader, whose, what, result)."""
+    """As each student, in one probe process: every read of :func:`attempts` (each target must exist, so that a
+    refusal is the permissions' doing) and of their own answered notebook (the control: the probe can read).
+    Returns the table's rows (reader, whose, what, result)."""
     rows = []
     for how, name in students.items():
         home = site.path(f"/home/{name}")
