@@ -36,6 +36,63 @@ def test_no_answer_cue_beats_chance(questions, lang, kind):
     )
 
 
+#: Per bank, the length cues (longest, shortest) of single choice may point at the answer in at most
+#: ``max(BANK_FLOOR, BANK_FACTOR * chance)`` questions; see :func:`test_no_bank_gives_its_answers_away_by_length`.
+BANK_FLOOR = 3
+BANK_FACTOR = 2.0
+LENGTH_CUES = ("longest", "shortest")
+
+
+def bank_outliers(by_bank: dict, lang: str) -> list[str]:
+    """The banks of ``by_bank`` ({bank: [single-choice questions]}) whose answer is the longest (or the
+    shortest) option in more than ``max(BANK_FLOOR, BANK_FACTOR * chance)`` questions, in ``lang``."""
+    bad = []
+    for name, qs in by_bank.items():
+        tallies = quiz_cues.measure(qs, lang)
+        for cue in LENGTH_CUES:
+            t = tallies[cue]
+            if t.rate > max(BANK_FLOOR, BANK_FACTOR * t.chance):
+                bad.append(f"{name} {cue} {t.cell()}")
+    return bad
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_no_bank_gives_its_answers_away_by_length(questions, lang):
+    """A student takes one notebook's quiz at a time, so a bank can give its answers away even when the
+    total over all banks is in band: on 2026-12-07 the answer was the longest option in 4 of the 8
+    single-choice questions of bank 06 (chance 1.7) in both languages, and in 2 of 5 in bank 05, 2 of 4 in
+    bank 08; the shortest in 3 of 5 in bank 01 (English).
+
+    Why a count and not the ratio of :func:`test_no_answer_cue_beats_chance`: a bank has 1 to 16
+    single-choice questions, mostly 4 to 10, where one hit more or less moves the ratio by 0.5 to 1, and 2
+    hits of 5 happen by chance in a third of the banks. So a bank fails when the cue points at the answer
+    in more than ``max(3, 2 x chance)`` questions: at least 4, and more than twice what chance expects.
+    For a bank whose answers stand at a random place in the length order (each of 4 options equally likely
+    to be the longest) that happens with probability 0.4 % (4 questions), 1.6 % (5), 3.8 % (6), 7.1 % (7,
+    the worst), 2.7 % (8), 2.0 % (10) and 0.8 % (16); with 3 options it is at most 4.5 %. So a bank that
+    fails has a length cue, not bad luck, and the rule caught bank 06 (4 hits over a limit of 3.4).
+    Only the length cues are held per bank: they are the ones issue 43 found, and they are what a writer
+    changes when an answer is reworded. Multiple choice has at most 4 questions a bank outside the paper's."""
+    bad = bank_outliers(questions["single"], lang)
+    assert not bad, (
+        f"single choice, {lang}: in {', '.join(bad)} the answer's length gives it away (more than "
+        f"max({BANK_FLOOR}, {BANK_FACTOR:g} x chance) hits in one bank). Rewrite options (not their order): "
+        f"lengthen distractors with real misconceptions, or tighten the answer.\n"
+        f"{quiz_cues.table(questions['single'], lang, 'single')[0]}"
+    )
+
+
+def test_the_bank_guard_finds_one_bank_with_long_answers(questions):
+    """Lengthen the answers of one bank only: the all-bank total may stay in band, the bank guard fails."""
+    by_bank = questions["single"]
+    name = max(by_bank, key=lambda n: len(by_bank[n]))
+    suffix = {"en": " (as the paper itself explains in section 3)", "zh": "（论文第 3 节正是这样解释的）"}
+    marked = {**by_bank, **_marked({name: by_bank[name]}, _answers(lambda t, lang: t + suffix[lang]))}
+    for lang in LANGUAGES:
+        assert any(b.startswith(f"{name} longest") for b in bank_outliers(marked, lang)), lang
+    assert not any(b.startswith(name) for lang in LANGUAGES for b in bank_outliers(by_bank, lang))
+
+
 def _marked(by_bank: dict, mark) -> dict:
     """``by_bank`` ({bank: [questions]}) with ``mark(option, lang)`` as the text of every option it returns
     a string for (``None``: the option keeps its text)."""
