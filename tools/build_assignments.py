@@ -543,6 +543,16 @@ def strip_solutions(source: str, where: str = "<module>") -> tuple[str, int]:
     return source, removed
 
 
+def graded_module(source: str, name: str) -> tuple[str, int, bool]:
+    """One module of the graded package: ``(source without its reference solutions, how many were removed,
+    whether it is marked GRADED_BUILD = True)``. A module whose text names neither ``solution_code``, nor
+    ``Exercise(``, nor the marker is kept as it is without parsing it (most of the package)."""
+    if not any(word in source for word in ("solution_code", "Exercise(", MARKER)):
+        return source, 0, False  # none of them in its text: nothing to remove
+    stripped, removed = strip_solutions(source, name)
+    return stripped, removed, bool(re.search(rf"^{MARKER} = True\b", stripped, re.M))
+
+
 def _fill_graded_package(folder: Path, root: Path) -> int:
     shutil.copytree(root / "bertedu", folder / "bertedu", ignore=SKIPPED)
     for extra in PACKAGE_EXTRAS:
@@ -560,12 +570,10 @@ def _fill_graded_package(folder: Path, root: Path) -> int:
     removed, marked = 0, []
     for path in sorted((folder / "bertedu").rglob("*.py")):
         source = path.read_text(encoding="utf-8")
-        if not any(word in source for word in ("solution_code", "Exercise(", MARKER)):
-            continue  # none of them in its text: nothing to remove
         name = path.relative_to(folder).as_posix()
-        stripped, n = strip_solutions(source, name)
+        stripped, n, is_marked = graded_module(source, name)
         removed += n
-        if re.search(rf"^{MARKER} = True\b", stripped, re.M):
+        if is_marked:
             marked.append(name)
         if stripped != source:
             path.write_text(stripped, encoding="utf-8")
