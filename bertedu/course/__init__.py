@@ -1,7 +1,8 @@
-"""The course's recipes: the settings and runs notebooks 06-08 and the benchmarks share, in one place.
+"""The course's recipes: the settings, runs and measurements the notebooks (06-12) and the benchmarks share, in
+one place.
 
 The library modules (``bertedu.training.pretrain``, ``bertedu.training.finetune``, ...) know nothing of the course; this package
-holds what is specific to it, one notebook's recipes per module:
+holds what is specific to it. The recipes, one notebook's per module:
 
 - :mod:`bertedu.course.pretraining` (notebook 06): :func:`course_config` (the mini-BERT pretraining recipe),
   its tokenizer, where its model is saved (:func:`course_checkpoint_dir`; a class's pre-trained one:
@@ -17,10 +18,27 @@ holds what is specific to it, one notebook's recipes per module:
 - :mod:`bertedu.course.finetuning` (notebook 07): :func:`course_recipe` (fine-tuning settings per task and
   encoder), :func:`run_course_task`, :func:`learning_curve`, :func:`run_minilm`, the thresholds every run
   must reach, the trivial baselines of the classification tasks (:func:`baseline_scores`) and the
-  frozen-encoder alternative to fine-tuning (:func:`run_feature_based`).
+  frozen-encoder alternative to fine-tuning (:func:`run_feature_based`, whose linear classifier,
+  :func:`~bertedu.course.finetuning.fit_frozen_classifier`, notebook 10's probe trains too).
 
-Every name is importable from ``bertedu.course`` itself. Imports go one way: configs and layers -> model ->
-training -> course (-> cli).
+Every name of these four is importable from ``bertedu.course`` itself. The measurements around them are
+imported from their own modules:
+
+- :mod:`bertedu.course.claims` (notebook 06; every notebook that trains): the claims ledger, ``claims.yaml``:
+  each training result a notebook asserts, its metric, comparison and margin;
+- :mod:`bertedu.course.baselines` (notebooks 06, 07, 09, 10): what simple rules without a neural network score
+  on the course's evaluations (NSP by overlap, masked words by n-grams, the fine-tuning tasks);
+- :mod:`bertedu.course.minibert` (notebook 06): the one-layer MiniBert of the blog post, a baseline to beat;
+- :mod:`bertedu.course.contamination` (notebook 07): which evaluation items a model met before (in the corpus
+  or the fine-tuning data);
+- :mod:`bertedu.course.stats` (notebooks 07, 10): paired differences over seeds, standard errors, the test
+  set's own noise, and the rule that calls a difference a direction;
+- :mod:`bertedu.course.ablations` (notebook 10): the paper's ablations in miniature, each variant the recipe
+  changed by one switch;
+- :mod:`bertedu.course.ngram_lm` (notebook 12): the strongest cheap masked-word rules (word frequency, a
+  Kneser-Ney n-gram model reading both sides).
+
+Imports go one way: configs and layers -> model -> training -> course (-> cli).
 """
 
 from bertedu.course.finetuning import (

@@ -39,6 +39,10 @@ from bertedu.core.validation import require_int, require_number
 from bertedu.training.evalsets import read_tsv
 from bertedu.utils import data_path
 
+# The task of classifying one sentence is named for its data ("sentence_classification": its folder under
+# data/finetune and its results' key); the constant is named for its head, Hugging Face's sequence
+# classification (BertForSequenceClassification), which sentence-pair classification shares (task_shape).
+# Notebook 07 uses the constant by this name.
 SEQUENCE_CLASSIFICATION = "sentence_classification"
 SENTENCE_PAIR_CLASSIFICATION = "sentence_pair_classification"  # the paper's MNLI / QQP shape
 TOKEN_CLASSIFICATION = "token_classification"
