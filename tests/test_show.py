@@ -58,9 +58,9 @@ def test_plain_text_is_numbered_and_html_is_highlighted():
 
 
 def test_show_prints_outside_jupyter(capsys):
-    assert show(scaled_dot_product_attention) is None  # no exercise asks for it: shown at once
+    assert show(BertConfig) is None  # no exercise asks for it: shown at once
     out = capsys.readouterr().out
-    assert out.startswith("# bertedu/core/attention.py:") and "def scaled_dot_product_attention" in out
+    assert out.startswith("# bertedu/core/config.py:") and "class BertConfig" in out
 
 
 # ------------------------------------------------------------- an exercise's library answer: after an attempt
