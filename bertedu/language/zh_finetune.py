@@ -180,6 +180,7 @@ MESSAGES: dict[str, str] = {
     "same model from scratch": "同一模型，从零训练",
     "bag of words (same labels)": "词袋（相同的标签）",
     "chance (balanced classes)": "随机猜测（类别均衡）",
+    "corpus lookup (reads no label)": "语料查找（不读任何标签）",
     "labelled training sentences (log scale; each model run also used the 90 dev labels)": (
         "有标签的训练句子数（对数刻度；每次训练模型还用了开发集的 90 个标签）"
     ),
