@@ -40,5 +40,7 @@ def test_a_part_with_nsp_labels_adds_both_losses_and_one_without_rows_a_zero():
     assert float(loss) == 1.25 and (stats.nsp_loss, stats.nsp_correct, stats.nsp_total) == (0.25, 2, 2)
     empty = StepStats()
     loss = empty.add(_out(0), _part(0), masked=4, rows=4)
-    assert float(loss.detach()) == 1.0 and empty.nsp_loss == 0.0 and empty.nsp_total == 0  # not the mean's NaN
+    assert (
+        float(loss.detach()) == 1.0 and empty.nsp_loss == 0.0 and empty.nsp_total == 0
+    )  # not the mean's NaN
     assert loss.requires_grad  # the NSP head stays in the graph (every process runs the same backward)
