@@ -1,5 +1,6 @@
-"""Small helpers shared by several modules: seeding (and a seed from parts), a block on N CPU threads, locating
-the course's files (in a repository checkout, or installed with the package), a file's SHA-256.
+"""Small helpers shared by several modules: seeding (and a seed from parts), a block on N CPU threads, how often a
+progress bar writes, locating the course's files (in a repository checkout, or installed with the package), a
+file's SHA-256.
 
 Introduced in notebook 00 (``set_seed`` is the first call of every notebook). Writing files and folders
 so that a crash never leaves half of one is :mod:`bertedu.files`.
@@ -100,6 +101,28 @@ def cpu_threads(n: int | None):
         yield
     finally:
         torch.set_num_threads(before)
+
+
+#: Seconds between two writes of a training loop's progress bar when it goes to a log file (tqdm's own default,
+#: 0.1 s, is for a terminal, where each write replaces the last; in a log each one is kept).
+LOG_PROGRESS_INTERVAL = 30.0
+
+
+def progress_interval(file=None) -> float:
+    """tqdm's ``mininterval`` for a training loop's bar: tqdm's default (0.1 s) in a terminal and in Jupyter (a
+    widget there), :data:`LOG_PROGRESS_INTERVAL` where it writes to a log (``make site > site.log``, CI), which
+    would otherwise get ten updates a second (newcomer review, 2026-12-06). ``file``: where the bar writes
+    (standard error by default, as tqdm)."""
+    import sys
+
+    from tqdm.auto import tqdm as auto
+    from tqdm.notebook import tqdm as notebook
+
+    stream = sys.stderr if file is None else file
+    if issubclass(auto, notebook):  # tqdm.auto chose the notebook widget: this runs in a Jupyter kernel
+        return 0.1
+    isatty = getattr(stream, "isatty", None)
+    return 0.1 if callable(isatty) and isatty() else LOG_PROGRESS_INTERVAL
 
 
 #: Where an installed course keeps its data: the wheel carries the repository's data/ as bertedu/data/ (setup.py).

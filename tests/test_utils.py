@@ -185,3 +185,26 @@ def test_file_sha256_reads_in_blocks_and_matches_hashlib(tmp_path):
     assert file_sha256(path) == hashlib.sha256(data).hexdigest()
     path.write_bytes(data[:-1])
     assert file_sha256(path) != hashlib.sha256(data).hexdigest()
+
+
+def test_a_progress_bar_in_a_log_writes_every_30_seconds_and_in_a_terminal_or_notebook_as_tqdm_does(
+    monkeypatch,
+):
+    """A training loop's bar in a log file (make site > log, CI) wrote ten lines a second (newcomer review,
+    2026-12-06); in a terminal and in Jupyter (a widget) it keeps tqdm's 0.1 s."""
+    import io
+
+    import tqdm.auto
+    import tqdm.notebook
+
+    from bertedu.utils import LOG_PROGRESS_INTERVAL, progress_interval
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    assert LOG_PROGRESS_INTERVAL == 30.0
+    assert progress_interval(io.StringIO()) == LOG_PROGRESS_INTERVAL  # a log file
+    assert progress_interval(Terminal()) == 0.1
+    monkeypatch.setattr(tqdm.auto, "tqdm", tqdm.notebook.tqdm)  # as tqdm.auto resolves in a Jupyter kernel
+    assert progress_interval(io.StringIO()) == 0.1

@@ -61,7 +61,7 @@ from bertedu.training.finetune_data import (
 )
 from bertedu.training.metrics import accuracy, macro_f1, squad_scores, token_accuracy
 from bertedu.training.optim import make_optimizer, optimizer_step, warn_if_fine_tuning_diverged
-from bertedu.utils import cpu_threads
+from bertedu.utils import cpu_threads, progress_interval
 
 logger = logging.getLogger(__name__)
 
@@ -456,6 +456,7 @@ def fine_tune(
             disable=not config.progress,
             leave=False,
             unit="step",
+            mininterval=progress_interval(),  # in a log, every 30 s rather than ten times a second
         )
         try:
             for epoch in range(1, epochs + 1):

@@ -72,7 +72,7 @@ from bertedu.training.evalsets import load_masked_word_items, load_nsp_items
 from bertedu.training.optim import divergence_message, make_optimizer, optimizer_step, warn_if_diverged
 from bertedu.training.probes import evaluate_pretraining
 from bertedu.training.shards import ShardedCorpus, is_shard_folder
-from bertedu.utils import cpu_threads, file_sha256, resolve_path
+from bertedu.utils import cpu_threads, file_sha256, progress_interval, resolve_path
 
 logger = logging.getLogger(__name__)
 
@@ -793,6 +793,7 @@ def _train(run: _Training, batches, step, end: int, eval_items, flag: StopOnSign
         desc=msg("pretraining"),  # the progress bar speaks the course's language
         unit="step",
         dynamic_ncols=True,
+        mininterval=progress_interval(),  # in a log, every 30 s rather than ten times a second
     )
     try:
         while run.step < end and not stopped:
