@@ -223,6 +223,23 @@ def test_multiple_choice_feedback_and_progress(home):
 
 
 # --------------------------------------------------------------------------------------------- fill
+def test_the_boxes_of_a_fill_in_start_at_the_same_x_in_both_languages(home):
+    """The labels share one column as wide as the longest (each box used to start after its own label: newcomer
+    review, 2026-12-06); the column follows the language, where a Chinese character is twice as wide."""
+    from bertedu.language.script import display_width
+
+    w = quiz.ask(WELCOME, "quiz-score")
+    widths = {box.style.description_width for box in w.blanks}
+    labels = [box.description for box in w.blanks]
+    assert len(labels) == 2 and len(set(labels)) == 2 and len(widths) == 1
+    assert widths == {f"{max(map(display_width, labels)) + 1}ch"}
+    w.set_language("zh")
+    assert {box.style.description_width for box in w.blanks} == {
+        f"{max(display_width(box.description) for box in w.blanks) + 1}ch"
+    }
+    assert all(display_width(box.description) > len(box.description) for box in w.blanks)  # Chinese labels
+
+
 def test_fill_numeric_blanks(home):
     w = quiz.ask(WELCOME, "quiz-score")
     assert isinstance(w, FillInWidget) and len(w.blanks) == 2

@@ -70,6 +70,7 @@ import ipywidgets as widgets
 import traitlets
 
 from bertedu.language import LANGUAGES, UI, get_language, normalize_language, pick, register, t
+from bertedu.language.script import display_width
 from bertedu.teaching.quiz.banks import Question
 from bertedu.teaching.quiz.core import (
     Result,
@@ -622,8 +623,16 @@ class FillInWidget(QuestionWidget):
         return typed if typed is not None else self.answer
 
     def _relabel_controls(self) -> None:
-        for i, (box, blank) in enumerate(zip(self.blanks, self.question.blanks)):
-            box.description = t("field_label", self.lang, label=blank_label(blank, i, self.lang))
+        labels = [
+            t("field_label", self.lang, label=blank_label(blank, i, self.lang))
+            for i, blank in enumerate(self.question.blanks)
+        ]
+        # One label column as wide as the longest label (a wide character takes about two "ch"), so that the
+        # boxes of a question start at the same x (newcomer review, 2026-12-06: each started after its own label).
+        width = f"{max(map(display_width, labels), default=0) + 1}ch"
+        for box, label in zip(self.blanks, labels):
+            box.description = label
+            box.style.description_width = width
             box.placeholder = t("blank_placeholder", self.lang)
 
     @property
