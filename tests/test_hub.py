@@ -524,9 +524,10 @@ def attempts(
     reader: str, students: dict[str, str], site: hub_guide.Site, repo: Path, exchange: Path
 ) -> list[Attempt]:
     """Everything ``reader`` (a student's how) must not read: each classmate's home, notebook, nbgrader cache,
-    submission secret (which names their feedback in the exchange) and fetched feedback; the exchange's listings;
-    the instructor's home, course folder, gradebook, sources, collected submissions and feedback; the repository."""
-    found = []
+    submission secret (which names their feedback in the exchange) and fetched feedback, and the instructor's
+    copies of their collected submission and feedback; the exchange's listings; the instructor's home, course
+    folder, gradebook and sources; the repository."""
+    found, course = [], site.path("/home/teacher/course")
     for how, name in students.items():
         if how == reader:
             continue
@@ -538,9 +539,17 @@ def attempts(
             Attempt(whose, "nbgrader cache", cache, "list"),
             Attempt(whose, "submission secret", one(f"{COURSE_ID}/*/submission_secret.txt", cache)),
             Attempt(whose, "fetched feedback", one(f"feedback/*/{FEEDBACK}", home / assignment)),
+            Attempt(
+                "instructor",
+                f"{name}'s collected submission",
+                course / "submitted" / name / assignment / NOTEBOOK,
+            ),
+            Attempt(
+                "instructor",
+                f"{name}'s feedback",
+                one(f"{assignment}/{FEEDBACK}", course / "feedback" / name),
+            ),
         ]
-    course = site.path("/home/teacher/course")
-    other = next(how for how in students if how != reader)
     found += [
         Attempt("exchange", "inbound (submissions)", exchange / COURSE_ID / "inbound", "list"),
         Attempt("exchange", "feedback", exchange / COURSE_ID / "feedback", "list"),
@@ -548,16 +557,6 @@ def attempts(
         Attempt("instructor", "course folder", course, "list"),
         Attempt("instructor", "gradebook", course / "gradebook.db"),
         Attempt("instructor", "source (solutions)", course / "source" / ASSIGNMENT / NOTEBOOK),
-        Attempt(
-            "instructor",
-            "collected submission",
-            course / "submitted" / students[other] / assignment_of(other) / NOTEBOOK,
-        ),
-        Attempt(
-            "instructor",
-            "feedback",
-            one(f"{assignment_of(other)}/{FEEDBACK}", course / "feedback" / students[other]),
-        ),
         Attempt("repository", "folder", repo, "list"),
         Attempt("repository", "notebook with solutions", repo / "notebooks" / NOTEBOOK),
         Attempt("repository", "assignments/source", repo / "assignments" / "source" / ASSIGNMENT / NOTEBOOK),
@@ -1149,8 +1148,9 @@ def test_a_class_on_the_hub(machine):
         row for row in refused if row[3] != "PermissionError"
     ]
     assert all(row[3] == "read" for row in rows if "(self)" in row[1])
-    # per student: five reads of each classmate's, two of the exchange, six of the instructor's, four of the repository
-    assert len(refused) == len(students) * (5 * (len(students) - 1) + 2 + 6 + 4)
+    # per student: seven reads of each classmate's work (five in their home, two in the instructor's course folder),
+    # two of the exchange, four of the instructor's own, four of the repository
+    assert len(refused) == len(students) * (7 * (len(students) - 1) + 2 + 4 + 4)
     assert hub_guide.open_homes(klass.site) == {}  # what let the reads through, if any did
 
 
