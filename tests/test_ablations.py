@@ -375,6 +375,13 @@ def test_paper_comparison_uses_the_papers_numbers():
 def test_plot_has_the_three_groups():
     fig = ablations.plot_ablations(summarise(fake_records()))
     assert len(fig.axes) == 3 and "Table 5" in fig.axes[0].get_title()
+    # one legend above the panels, none inside them (it covered bars); the y label broken after its last comma
+    assert len(fig.legends) == 1 and not any(ax.get_legend() for ax in fig.axes)
+    assert [t.get_text() for t in fig.legends[0].get_texts()] == [
+        "ours: median, min-max over seeds",
+        "the paper",
+    ]
+    assert fig.axes[0].get_ylabel() == "difference to BERT (same seed),\npercentage points"
 
 
 # --- the report and the committed results -----------------------------------------------------------------------

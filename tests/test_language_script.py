@@ -24,3 +24,14 @@ def test_the_patterns_the_quiz_reads():
     assert HAN_RUN.findall("BERT 的掩码，MLM 模型") == ["的掩码", "模型"]
     assert IME_DECIMAL_POINT.sub(".", "0。67。") == "0.67。"  # only between digits
     assert DASHES.sub("-", "a\u2013b\uff0dc\u2212d") == "a-b-c-d"
+
+
+def test_a_label_breaks_after_its_last_comma_in_either_script():
+    from bertedu.language.script import break_after_last_comma
+
+    assert break_after_last_comma("a, b (c), points") == "a, b (c),\npoints"
+    assert (
+        break_after_last_comma("变体减去 BERT（相同随机种子），百分点")
+        == "变体减去 BERT（相同随机种子），\n百分点"
+    )
+    assert break_after_last_comma("no comma") == "no comma"

@@ -61,6 +61,7 @@ from bertedu.course.pretraining import course_seed, course_snapshot
 from bertedu.course.stats import direction as stats_direction
 from bertedu.course.stats import item_noise, mean_and_se
 from bertedu.language import msg, translatable, translate
+from bertedu.language.script import break_after_last_comma
 from bertedu.training.checkpoint import is_checkpoint, load_checkpoint
 from bertedu.training.data import read_corpus
 from bertedu.training.evalsets import load_masked_word_items, load_nsp_items
@@ -863,9 +864,15 @@ def plot_ablations(summary: dict, title: str | None = None):
         ax.axhline(0, color="grey", linewidth=0.8)
         ax.set_xticks(range(len(labels)), labels, rotation=60, ha="right", fontsize=7)
         ax.set_title(translate(name), fontsize=10)
-        if ax.get_legend_handles_labels()[0]:
-            ax.legend(fontsize=8)
-    axes[0].set_ylabel(title or msg("difference to BERT (same seed), percentage points"))
+    # One legend for the three panels, above them (inside, it covered bars and error bars); the y label on two
+    # lines, broken after its last comma (on one it ran past the top of the figure, in Chinese most of all).
+    drawn = {name: handle for ax in axes for handle, name in zip(*ax.get_legend_handles_labels())}
+    names = [name for name in (msg("ours: median, min-max over seeds"), msg("the paper")) if name in drawn]
+    fig.legend(
+        [drawn[n] for n in names], names, loc="outside upper center", ncols=2, fontsize=8, frameon=False
+    )
+    label = title or msg("difference to BERT (same seed), percentage points")
+    axes[0].set_ylabel(break_after_last_comma(label), fontsize=9)
     plt.close(fig)
     return fig
 

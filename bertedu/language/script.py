@@ -40,3 +40,9 @@ def display_width(text: str) -> int:
     """Display width of ``text`` in a monospaced font: a wide (Chinese, full-width) character counts 2, any
     other 1."""
     return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def break_after_last_comma(text: str) -> str:
+    """``text`` on two lines, broken after its last comma, ASCII or full-width (a long axis label of notebook 10);
+    unchanged without a comma."""
+    return re.sub(r"([,，])\s*(?=[^,，]*$)", "\\1\n", text, count=1)
