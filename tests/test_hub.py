@@ -688,15 +688,80 @@ def check_doctor(users: Users, name: str, home: Path, python: Python) -> str:
     return out
 
 
+#: The test's users and groups (tests/hub_guide.make_site): "bh", the run's tag, then s0, s1, ... / in / stu, ins.
+TEST_NAME = re.compile(r"^bh(?P<tag>[0-9a-f]{6})(?:s\d+|in|stu|ins)$")
+#: A scratch folder of the hub test older than this was left by a run that did not finish (one takes a minute).
+STALE_AFTER_S = 3600
+
+
+def leftovers(passwd: str, group: str, tmp: Path, now: float) -> tuple[list[str], list[str], list[Path]]:
+    """What a hub test run that was killed left behind (its ``finally`` never ran): ``(users, groups, folders)``
+    of the runs whose scratch folder in ``tmp`` (``bertedu-hub-*``) is older than :data:`STALE_AFTER_S`, or gone
+    while its users remain. ``passwd`` and ``group`` are the text of /etc/passwd and /etc/group."""
+    stale = {p for p in tmp.glob("bertedu-hub-*") if p.is_dir() and now - p.stat().st_mtime > STALE_AFTER_S}
+    users, tags = [], set()
+    for line in passwd.splitlines():
+        name, *_, home, _shell = (line.split(":") + [""] * 7)[:7]
+        top = Path(home).parent.parent  # <top>/home/<user>
+        if TEST_NAME.match(name) and top.parent == tmp and top.name.startswith("bertedu-hub-"):
+            if top in stale or not top.exists():
+                users.append(name)
+                tags.add(TEST_NAME.match(name)["tag"])
+    groups = [
+        name
+        for name in (line.split(":")[0] for line in group.splitlines())
+        if (m := TEST_NAME.match(name)) and m["tag"] in tags
+    ]
+    return users, groups, sorted(stale)
+
+
+def remove_leftovers() -> None:
+    """Remove the users, groups and scratch folders of hub test runs that were killed (:func:`leftovers`)."""
+    read = lambda path: Path(path).read_text(encoding="utf-8") if Path(path).is_file() else ""  # noqa: E731
+    users, groups, folders = leftovers(
+        read("/etc/passwd"), read("/etc/group"), Path(tempfile.gettempdir()), time.time()
+    )
+    for name in users:
+        subprocess.run(["pkill", "-KILL", "-u", name], check=False, capture_output=True)
+        subprocess.run(["userdel", name], check=False, capture_output=True)
+    for name in groups:
+        subprocess.run(["groupdel", name], check=False, capture_output=True)
+    for folder in folders:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_a_killed_runs_users_groups_and_folder_are_found_and_nothing_else(tmp_path):
+    now = time.time()
+    old, fresh = tmp_path / "bertedu-hub-old", tmp_path / "bertedu-hub-fresh"
+    for top in (old, fresh):
+        (top / "home").mkdir(parents=True)
+    os.utime(old, (now - 2 * STALE_AFTER_S, now - 2 * STALE_AFTER_S))
+    passwd = "\n".join(
+        [
+            "root:x:0:0:root:/root:/bin/bash",
+            f"bhaaaaaas0:x:2001:2001::{old}/home/bhaaaaaas0:/bin/bash",  # a killed run's student
+            f"bhaaaaaain:x:2002:2002::{old}/home/bhaaaaaain:/bin/bash",  # ... and instructor
+            f"bhbbbbbbs0:x:2003:2003::{fresh}/home/bhbbbbbbs0:/bin/bash",  # a run going on now
+            f"bhccccccs0:x:2004:2004::{tmp_path}/bertedu-hub-gone/home/bhccccccs0:/bin/bash",  # folder removed
+            "bhdddddds0:x:2005:2005::/home/bhdddddds0:/bin/bash",  # someone else's user with a like name
+        ]
+    )
+    group = "root:x:0:\nbhaaaaaastu:x:3001:\nbhaaaaaains:x:3002:\nbhbbbbbbstu:x:3003:\nstaff:x:50:\n"
+    users, groups, folders = leftovers(passwd, group, tmp_path, now)
+    assert users == ["bhaaaaaas0", "bhaaaaaain", "bhccccccs0"]
+    assert groups == ["bhaaaaaastu", "bhaaaaaains"] and folders == [old]
+
+
 @pytest.fixture
 def machine():
     """A scratch folder readable by the test's users (pytest's tmp_path is root's alone); the users and groups the
-    guide's blocks make there are removed afterwards."""
+    guide's blocks make there are removed afterwards, and first those of a run that was killed (remove_leftovers)."""
     if not hasattr(os, "geteuid") or os.geteuid() != 0:
         needs("the hub test makes Unix users and spawns servers as them: run it as root (CI does)")
     for program in ("useradd", "userdel", "groupadd", "groupdel", "runuser"):
         if shutil.which(program) is None:
             needs(f"{program} is not installed")
+    remove_leftovers()
     top = Path(tempfile.mkdtemp(prefix="bertedu-hub-"))
     top.chmod(0o755)
     (top / "home").mkdir(mode=0o755)
